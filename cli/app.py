@@ -1,0 +1,185 @@
+"""The `chunker` command line.
+
+Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`);
+2 usage error or bad input (nothing was written).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import logging
+import sys
+import time
+from pathlib import Path
+from typing import Optional
+
+import typer
+import yaml
+from rich.console import Console
+
+from chunker.cli.inspect_cmd import inspect_command
+from chunker.cli.progress import RunProgress, print_stats
+from chunker.cli.rundir import RunDir, RunDirError
+from chunker.cli.runner import context_from_meta, execute, new_meta
+from chunker.config.context import ChunkerContext
+from chunker.document.loader import BadInput, read_document
+from chunker.llm.registry import ModelUnavailable, preflight
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+app = typer.Typer(
+    help="Turn a long document into a navigable knowledge tree: self-sufficient chunks at the "
+         "bottom, summaries above them, one root summary on top, as linked Markdown plus "
+         "hierarchy.json.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+
+
+def fail(message: str, code: int) -> "typer.Exit":
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(code)
+
+
+def _setup_logging(quiet: bool, verbose: bool) -> None:
+    level = logging.ERROR if quiet else (logging.INFO if verbose else logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("chunker").setLevel(logging.DEBUG if verbose else level)
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def _load_config_file(path: Optional[Path]) -> dict:
+    if path is None:
+        return {}
+    try:
+        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
+    except (OSError, yaml.YAMLError) as exc:
+        raise BadInput(f"cannot read config file {path}: {exc}") from None
+    if not isinstance(data, dict):
+        raise BadInput(f"config file {path} must hold a mapping of setting: value")
+    known = {f.name for f in dataclasses.fields(ChunkerContext)} - {"run_dir"}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise BadInput(f"config file {path}: unknown settings {unknown}")
+    return data
+
+
+def _finish(run: RunDir, values: dict, started: float, quiet: bool, as_json: bool) -> None:
+    wall = time.perf_counter() - started
+    if as_json or not quiet:
+        print_stats(Console(), values.get("stats", {}), wall, as_json)
+    if not quiet and not as_json:
+        Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
+
+
+def _run_graph(run: RunDir, ctx: ChunkerContext, graph_input: dict | None, thread_id: str,
+               quiet: bool, as_json: bool) -> dict:
+    try:
+        with RunProgress(err, enabled=not quiet and not as_json) as progress:
+            return execute(run, ctx, graph_input, thread_id, progress.on_event)
+    except BadInput as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        raise fail(f"interrupted; continue with `chunker resume {run.path}`", EXIT_FAILED)
+    except Exception as exc:  # the checkpoint holds every finished step
+        msg = " ".join(str(exc).split())[:300]
+        raise fail(f"run failed: {type(exc).__name__}: {msg}; fix the cause, then "
+                   f"`chunker resume {run.path}`", EXIT_FAILED)
+    finally:
+        run.release_lock()
+
+
+@app.command()
+def run(
+    doc: Path = typer.Argument(..., help="The text or Markdown document to chunk (UTF-8)."),
+    model: str = typer.Option("local", "--model", "-m",
+                              help="ollama:NAME (or a bare Ollama name like qwen3:8b), local, "
+                                   "llamacpp:/path/model.gguf, or scripted (test model)."),
+    output_dir: Path = typer.Option(Path("out"), "--output-dir", "-o", help="Where the tree goes."),
+    config: Optional[Path] = typer.Option(None, "--config", help="YAML/JSON file of settings."),
+    min_chunk_tokens: Optional[int] = typer.Option(None, help="Grow a window to this size first."),
+    max_chunk_tokens: Optional[int] = typer.Option(None, help="Force a split at this size."),
+    max_expansion_attempts: Optional[int] = typer.Option(None, help="Force a split after this many expansions."),
+    split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word."),
+    expand_step: Optional[int] = typer.Option(None, help="Units added per expansion."),
+    context_budget_tokens: Optional[int] = typer.Option(None, help="Hard cap on injected context."),
+    summary_aggregation_threshold: Optional[int] = typer.Option(None, help="Aggregate a level at this many summary tokens."),
+    summary_count_threshold: Optional[int] = typer.Option(None, help="...or at this many pending summaries."),
+    max_group_size: Optional[int] = typer.Option(None, help="Soft cap on children per block."),
+    context_window: Optional[int] = typer.Option(None, help="The model's context window (Ollama num_ctx)."),
+    temperature: Optional[float] = typer.Option(None, help="Sampling temperature (0: repeatable)."),
+    encoding: Optional[str] = typer.Option(None, help="Text encoding of DOC (default utf-8)."),
+    max_bytes: Optional[int] = typer.Option(None, help="Refuse documents larger than this."),
+    force: bool = typer.Option(False, "--force", help="Replace what OUT holds (chunker's files only)."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no table."),
+    verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every decision."),
+    as_json: bool = typer.Option(False, "--json", help="Print the stats as JSON."),
+) -> None:
+    """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json)."""
+    _setup_logging(quiet, verbose)
+    started = time.perf_counter()
+    flags = dict(min_chunk_tokens=min_chunk_tokens, max_chunk_tokens=max_chunk_tokens,
+                 max_expansion_attempts=max_expansion_attempts, split_unit=split_unit,
+                 expand_step=expand_step, context_budget_tokens=context_budget_tokens,
+                 summary_aggregation_threshold=summary_aggregation_threshold,
+                 summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
+                 context_window=context_window, temperature=temperature, encoding=encoding,
+                 max_input_bytes=max_bytes)
+    run_dir = RunDir(output_dir)
+    try:
+        settings = {**_load_config_file(config), **{k: v for k, v in flags.items() if v is not None}}
+        ctx = ChunkerContext(model=model, run_dir=str(run_dir.path), **settings).resolve()
+        text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
+        preflight(ctx)
+        run_dir.prepare_new(force)
+        run_dir.acquire_lock()
+    except (BadInput, ValueError, TypeError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except (ModelUnavailable, RunDirError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    thread_id = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    run_dir.write_meta(new_meta(str(doc), ctx, thread_id))
+    values = _run_graph(run_dir, ctx, {"path": str(doc)}, thread_id, quiet, as_json)
+    _finish(run_dir, values, started, quiet, as_json)
+
+
+@app.command()
+def resume(
+    output_dir: Path = typer.Argument(..., help="The OUT of an unfinished run."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+    verbose: bool = typer.Option(False, "--verbose", "-v"),
+    as_json: bool = typer.Option(False, "--json"),
+) -> None:
+    """Continue an interrupted run from its last checkpoint (at most one step is redone)."""
+    _setup_logging(quiet, verbose)
+    started = time.perf_counter()
+    run_dir = RunDir(output_dir)
+    try:
+        status = run_dir.status()
+        if status in ("absent", "empty", "foreign"):
+            raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
+        meta = run_dir.read_meta()
+        ctx = context_from_meta(meta, run_dir).resolve()
+        if status == "finished":
+            if not quiet:
+                err.print(f"{run_dir.path} is already finished; nothing to do")
+            return
+        preflight(ctx)
+        run_dir.acquire_lock()
+    except (ModelUnavailable, RunDirError, ValueError, TypeError, KeyError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    values = _run_graph(run_dir, ctx, None, meta["thread_id"], quiet, as_json)
+    _finish(run_dir, values, started, quiet, as_json)
+
+
+app.command("inspect")(inspect_command)
+
+
+def main() -> None:
+    app()
+
+
+if __name__ == "__main__":
+    main()

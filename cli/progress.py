@@ -1,0 +1,76 @@
+"""The progress bar (fed by the graph's custom stream events) and the stats table."""
+
+from __future__ import annotations
+
+import json
+
+from rich.console import Console
+from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn,
+                           TimeRemainingColumn)
+from rich.table import Table
+
+
+class RunProgress:
+    """Characters processed out of the total, leaves, LLM calls, elapsed time and ETA."""
+
+    def __init__(self, console: Console, enabled: bool = True):
+        self.enabled = enabled
+        self.leaves = 0
+        self.calls = 0
+        self.progress = Progress(
+            TextColumn("[bold]chunking"), BarColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[chars]} chars"),
+            TextColumn("{task.fields[leaves]} leaves"), TextColumn("{task.fields[calls]} LLM calls"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not enabled,
+            transient=False,
+        )
+        self.task = None
+
+    def __enter__(self) -> "RunProgress":
+        self.progress.__enter__()
+        self.task = self.progress.add_task("run", total=None, leaves=0, calls=0, chars="0")
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.progress.__exit__(*exc)
+
+    def on_event(self, event: dict) -> None:
+        if not isinstance(event, dict):
+            return
+        kind = event.get("event")
+        if kind == "llm_call":
+            self.calls += 1
+        elif kind == "progress":
+            self.leaves = event.get("leaves", self.leaves)
+            cursor, total = event.get("cursor", 0), event.get("total") or 0
+            self.progress.update(self.task, total=total, completed=cursor,
+                                 chars=f"{cursor:,}/{total:,}")
+        self.progress.update(self.task, leaves=self.leaves, calls=self.calls)
+
+
+def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, str]]:
+    rows = [("leaves", stats.get("leaves", 0))]
+    rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
+    rows += [("forced splits", stats.get("forced_splits", 0))]
+    for outcome in ("match", "retry_match", "window", "end", "fallback", "miss", "incomplete"):
+        rows.append((f"boundary {outcome}", stats.get(f"boundary.{outcome}", 0)))
+    rows += sorted((f"LLM calls: {k[6:]}", v) for k, v in stats.items() if k.startswith("calls."))
+    rows += [("prompt tokens", stats.get("tokens.prompt", 0)),
+             ("completion tokens", stats.get("tokens.completion", 0)),
+             ("invalid outputs repaired", stats.get("repairs", 0))]
+    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("fallback.", "group.")))
+    if wall_s is not None:
+        rows.append(("wall time (s)", f"{wall_s:.1f}"))
+    return [(k, f"{v:,}" if isinstance(v, int) else str(v)) for k, v in rows]
+
+
+def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, as_json: bool) -> None:
+    if as_json:
+        print(json.dumps({"stats": stats, "wall_s": wall_s}, sort_keys=True))
+        return
+    table = Table(title="chunker run", show_header=True)
+    table.add_column("measure")
+    table.add_column("value", justify="right")
+    for key, value in stats_rows(stats, wall_s):
+        table.add_row(key, value)
+    console.print(table)

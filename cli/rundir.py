@@ -1,0 +1,126 @@
+"""The run directory OUT: what it holds, whether a run there is finished, and its lock.
+
+    OUT/index.md, OUT/content/, OUT/hierarchy.json   the tree (hierarchy.json last)
+    OUT/.chunker/run.json                            run metadata and status
+    OUT/.chunker/checkpoints.sqlite                  LangGraph checkpoints (resume)
+    OUT/.chunker/store.sqlite                        chunk and block payloads
+    OUT/.chunker/calls.sqlite                        every LLM call (inspect --calls)
+    OUT/.chunker/lock                                held while a process works on OUT
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+from pathlib import Path
+
+OWNED = (".chunker", "content", "index.md", "hierarchy.json")
+
+
+class RunDirError(RuntimeError):
+    """OUT cannot be used as asked; the message is one line for the user."""
+
+
+class RunDir:
+    def __init__(self, path: str | Path):
+        self.path = Path(path).resolve()
+        self.meta_dir = self.path / ".chunker"
+        self.meta_file = self.meta_dir / "run.json"
+        self._lock_fd: int | None = None
+
+    # -- what is there ------------------------------------------------------------
+    def status(self) -> str:
+        """absent | empty | foreign | unfinished | finished"""
+        if not self.path.exists():
+            return "absent"
+        if not self.path.is_dir():
+            return "foreign"
+        if not self.meta_file.exists():
+            return "empty" if not any(self.path.iterdir()) else "foreign"
+        meta = self.read_meta()
+        if meta.get("status") == "finished" and (self.path / "hierarchy.json").exists():
+            return "finished"
+        return "unfinished"
+
+    def read_meta(self) -> dict:
+        try:
+            return json.loads(self.meta_file.read_text(encoding="utf-8"))
+        except (OSError, ValueError) as exc:
+            raise RunDirError(f"{self.meta_file} is unreadable: {exc}") from None
+
+    def write_meta(self, meta: dict) -> None:
+        self.meta_dir.mkdir(parents=True, exist_ok=True)
+        tmp = self.meta_file.with_suffix(".json.tmp")
+        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        os.replace(tmp, self.meta_file)
+
+    def update_meta(self, **changes) -> dict:
+        meta = self.read_meta()
+        meta.update(changes)
+        self.write_meta(meta)
+        return meta
+
+    @property
+    def checkpoints(self) -> Path:
+        return self.meta_dir / "checkpoints.sqlite"
+
+    @property
+    def store(self) -> Path:
+        return self.meta_dir / "store.sqlite"
+
+    # -- preparing a new run ------------------------------------------------------
+    def prepare_new(self, force: bool) -> None:
+        status = self.status()
+        if status == "foreign" and self.path.exists() and not self.path.is_dir():
+            raise RunDirError(f"{self.path} exists and is not a directory")
+        if status in ("unfinished", "finished", "foreign") and not force:
+            hint = {
+                "unfinished": "holds an unfinished run: continue it with `chunker resume "
+                              f"{self.path}`, or pass --force to start over",
+                "finished": "holds a finished run: pass --force to replace it",
+                "foreign": "is not empty and was not created by chunker: pass --force to "
+                           "write into it anyway (only chunker's own files are replaced)",
+            }[status]
+            raise RunDirError(f"{self.path} {hint}")
+        if status in ("unfinished", "finished", "foreign"):
+            self.acquire_lock()  # never clear a directory another process is working in
+            for name in OWNED:
+                target = self.path / name
+                if name == ".chunker" and target.exists():
+                    for child in target.iterdir():
+                        if child.name != "lock":
+                            _remove(child)
+                elif target.exists() or target.is_symlink():
+                    _remove(target)
+        self.path.mkdir(parents=True, exist_ok=True)
+
+    # -- one process at a time ----------------------------------------------------
+    def acquire_lock(self) -> None:
+        if self._lock_fd is not None:
+            return
+        self.meta_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.meta_dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise RunDirError(f"another chunker process is working on {self.path}; "
+                              "wait for it to finish (or stop it) and try again") from None
+        os.ftruncate(fd, 0)
+        os.write(fd, str(os.getpid()).encode())
+        self._lock_fd = fd
+
+    def release_lock(self) -> None:
+        if self._lock_fd is not None:
+            fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
+            os.close(self._lock_fd)
+            self._lock_fd = None
+
+
+def _remove(path: Path) -> None:
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink()

@@ -1,0 +1,132 @@
+"""The run configuration: one typed object, used as the graph's `context_schema`.
+
+Every threshold is a named field. Size fields left as `None` take their value from
+the model's profile (see `config/profiles.py`); `resolve()` fills them in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass
+from typing import Literal
+
+from chunker.config.profiles import profile_for
+
+SplitUnit = Literal["sentence", "paragraph", "word"]
+
+
+@dataclass(frozen=True)
+class ChunkerContext:
+    """Configuration of one chunker run (LangGraph runtime context)."""
+
+    model: str = "scripted"
+    """Provider string: `ollama:NAME` (or a bare Ollama name such as `qwen3:8b`),
+    `local` (embedded SmolLM2), `llamacpp:/path/model.gguf`, or `scripted[:opts]`
+    (the deterministic test model)."""
+
+    run_dir: str | None = None
+    """Folder for the run's files (outputs, call log). `None` when served or embedded:
+    then the tree is returned in the graph's output instead of written to disk."""
+
+    encoding: str = "utf-8"
+    """Text encoding of a document given by path (UTF-8 by default; a UTF-8 BOM is dropped)."""
+    max_input_bytes: int = 200 * 1024 * 1024
+    """Documents larger than this are refused before any work starts."""
+
+    min_chunk_tokens: int | None = None
+    """A window grows until it holds at least this many tokens before the LLM judges it."""
+    max_chunk_tokens: int | None = None
+    """Safety valve: a window this large is force-split at its last sentence boundary."""
+    max_expansion_attempts: int = 8
+    """Safety valve: after this many expansions without a complete thought, force a split."""
+    split_unit: SplitUnit = "sentence"
+    """The unit by which a window grows: sentence, paragraph or word."""
+    expand_step: int = 1
+    """How many split units one expansion adds."""
+    lookahead_units: int = 2
+    """Units shown to the LLM after the window, so that it can name where the next
+    topic begins even when that is just past the window."""
+    min_boundary_chars: int = 8
+    """A boundary phrase shorter than this is ambiguous and counts as a miss."""
+
+    context_budget_tokens: int | None = None
+    """Hard cap on the injected context (predecessor, level summaries, earlier chunks)."""
+
+    summary_aggregation_threshold: int | None = None
+    """Aggregate a level once its pending summaries hold this many tokens in total..."""
+    summary_count_threshold: int | None = None
+    """...or once this many summaries are pending, whichever comes first."""
+    min_group_size: int = 2
+    """Hard floor on group size: no block ever has a single child."""
+    max_group_size: int = 5
+    """Soft cap on group size: exceeded once, the grouping is re-prompted, then accepted."""
+
+    context_window: int | None = None
+    """The model's context window (Ollama `num_ctx`)."""
+    temperature: float = 0.0
+    """Sampling temperature; 0 makes runs repeatable."""
+    llm_max_attempts: int = 4
+    """Attempts per LLM node on transient errors (connection refused, timeout, 5xx), with
+    exponential backoff and jitter. Applied when the graph is built (`build_graph`)."""
+    llm_timeout_s: float = 300.0
+    """Seconds before one LLM request is abandoned as a transient failure."""
+    summary_max_chars: int = 400
+    """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
+    slug_max_length: int = 60
+    """Filename stems are capped at this many characters."""
+    return_tree: bool | None = None
+    """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
+
+    def resolve(self) -> "ChunkerContext":
+        """A copy with every `None` size field taken from the model profile."""
+        return _resolve(self)
+
+
+@functools.lru_cache(maxsize=64)
+def _resolve(ctx: ChunkerContext) -> ChunkerContext:
+    profile = profile_for(ctx.model)
+    updates = {}
+    for f in dataclasses.fields(profile):
+        if getattr(ctx, f.name) is None:
+            updates[f.name] = getattr(profile, f.name)
+    if ctx.return_tree is None:
+        updates["return_tree"] = ctx.run_dir is None
+    resolved = dataclasses.replace(ctx, **updates)
+    _validate(resolved)
+    return resolved
+
+
+def _validate(ctx: ChunkerContext) -> None:
+    if ctx.min_chunk_tokens < 1:
+        raise ValueError("min_chunk_tokens must be at least 1")
+    if ctx.max_chunk_tokens < ctx.min_chunk_tokens:
+        raise ValueError("max_chunk_tokens must be at least min_chunk_tokens")
+    if ctx.split_unit not in ("sentence", "paragraph", "word"):
+        raise ValueError("split_unit must be sentence, paragraph or word")
+    if ctx.min_group_size < 2:
+        raise ValueError("min_group_size must be at least 2 (no single-child blocks)")
+    if ctx.max_group_size < ctx.min_group_size:
+        raise ValueError("max_group_size must be at least min_group_size")
+    if ctx.summary_count_threshold < ctx.min_group_size:
+        raise ValueError("summary_count_threshold must be at least min_group_size")
+    if ctx.expand_step < 1 or ctx.max_expansion_attempts < 1:
+        raise ValueError("expand_step and max_expansion_attempts must be at least 1")
+
+
+def field_docs() -> dict[str, str]:
+    """Field name -> its docstring, for the CLI help and the README."""
+    import ast
+    import inspect
+
+    src = inspect.getsource(ChunkerContext)
+    tree = ast.parse(src)
+    docs: dict[str, str] = {}
+    body = tree.body[0].body
+    for node, nxt in zip(body, body[1:]):
+        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
+            docs[node.target.id] = " ".join(str(nxt.value.value).split())
+    return docs
+
+
+CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkerContext))

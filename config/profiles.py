@@ -1,0 +1,92 @@
+"""Model profiles: context window and token limits per model.
+
+A profile gives the defaults for every size threshold, chosen so that the largest
+prompt (window + lookahead + injected context + instructions) fits the model's
+context window with room for the answer. CLI flags and config files override them.
+"""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True)
+class ModelProfile:
+    """Size limits that suit one model."""
+
+    context_window: int
+    """Tokens the model can attend to (passed to Ollama as `num_ctx`)."""
+    min_chunk_tokens: int
+    max_chunk_tokens: int
+    context_budget_tokens: int
+    summary_aggregation_threshold: int
+    summary_count_threshold: int
+
+
+# Large local models: generous windows, chunks of a few paragraphs.
+_LARGE = ModelProfile(
+    context_window=16384,
+    min_chunk_tokens=500,
+    max_chunk_tokens=1500,
+    context_budget_tokens=600,
+    summary_aggregation_threshold=2000,
+    summary_count_threshold=8,
+)
+_MEDIUM = ModelProfile(
+    context_window=8192,
+    min_chunk_tokens=400,
+    max_chunk_tokens=1200,
+    context_budget_tokens=500,
+    summary_aggregation_threshold=1500,
+    summary_count_threshold=8,
+)
+# SmolLM2-135M has a 8k context but degrades quickly; keep prompts short so that
+# a CPU run stays fast.
+_TINY = ModelProfile(
+    context_window=4096,
+    min_chunk_tokens=250,
+    max_chunk_tokens=700,
+    context_budget_tokens=150,
+    summary_aggregation_threshold=800,
+    summary_count_threshold=6,
+)
+
+PROFILES: dict[str, ModelProfile] = {
+    "qwen3:32b": _LARGE,
+    "qwen3:8b": _MEDIUM,
+    "gemma4:latest": _MEDIUM,
+    "llama3.1:8b": _MEDIUM,
+    "local": _TINY,
+    "scripted": _MEDIUM,
+}
+
+CONSERVATIVE = ModelProfile(
+    context_window=4096,
+    min_chunk_tokens=300,
+    max_chunk_tokens=900,
+    context_budget_tokens=300,
+    summary_aggregation_threshold=1000,
+    summary_count_threshold=8,
+)
+
+
+def profile_for(model: str, *, warn: bool = True) -> ModelProfile:
+    """The profile of a provider string (`ollama:qwen3:8b`, `qwen3:8b`, `local`, ...)."""
+    name = model
+    for prefix in ("ollama:",):
+        if name.startswith(prefix):
+            name = name[len(prefix):]
+    if name.startswith("scripted"):
+        return PROFILES["scripted"]
+    if name.startswith("llamacpp:"):
+        return PROFILES["local"]
+    if name in PROFILES:
+        return PROFILES[name]
+    if ":" not in name and f"{name}:latest" in PROFILES:
+        return PROFILES[f"{name}:latest"]
+    if warn:
+        log.warning("no profile for model %r: using conservative defaults", model)
+    return CONSERVATIVE

@@ -1,0 +1,130 @@
+"""Split units with character offsets: sentences (pysbd), paragraphs and words.
+
+Every unit boundary is an offset into the original text; units tile the text with
+no gap and no overlap, so chunks cut at these offsets are always lossless.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass, field
+
+import pysbd
+
+_PARA_BREAK = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
+_PARA_END = re.compile(r"\n[ \t\r\f\v]*\n\s*")
+_WORD = re.compile(r"\s*\S+\s*")
+_WORD_END = re.compile(r"\S+\s*")
+_TERMINAL = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
+# pysbd is quadratic on long spans without a sentence end, so it is fed blocks of at
+# most this many characters, cut where a sentence most likely ends.
+_BLOCK_CHARS = 4000
+_LIKELY_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*\s+")
+
+
+def detection_copy(text: str) -> str:
+    """A same-length copy in which hard line wraps are spaces.
+
+    pysbd ends a sentence at every single newline, which shreds hard-wrapped text;
+    paragraph breaks (a blank line) are kept.
+    """
+    return _single_newlines_to_spaces(text.replace("\r", " "))
+
+
+def _single_newlines_to_spaces(text: str) -> str:
+    out = []
+    last = 0
+    for m in _PARA_BREAK.finditer(text):
+        out.append(text[last:m.start()].replace("\n", " "))
+        out.append(m.group(0))
+        last = m.end()
+    out.append(text[last:].replace("\n", " "))
+    return "".join(out)
+
+
+def _blocks(copy: str):
+    """(start, end) blocks of at most _BLOCK_CHARS, cut at paragraph or likely sentence ends."""
+    start, n = 0, len(copy)
+    while start < n:
+        end = min(n, start + _BLOCK_CHARS)
+        if end < n:
+            window = copy[start:end]
+            cut = None
+            for m in _PARA_BREAK.finditer(window):
+                cut = m.end()
+            if cut is None:
+                for m in _LIKELY_END.finditer(window):
+                    cut = m.end()
+            if cut is None:
+                ws = window.rfind(" ")
+                cut = ws + 1 if ws > 0 else None
+            if cut:
+                end = start + cut
+        yield start, end
+        start = end
+
+
+_SEGMENTER = None
+
+
+def sentence_ends(text: str) -> list[int]:
+    """Sorted offsets where a sentence ends (trailing whitespace included); last is len(text)."""
+    global _SEGMENTER
+    if _SEGMENTER is None:
+        _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    copy = detection_copy(text)
+    ends: list[int] = []
+    for start, end in _blocks(copy):
+        block = copy[start:end]
+        if _TERMINAL.search(block):
+            for span in _SEGMENTER.segment(block):
+                ends.append(start + span.end)
+        ends.append(end)
+    # pysbd spans tile each block; duplicates and a zero offset are dropped.
+    out = sorted(set(e for e in ends if 0 < e <= len(text)))
+    if not out or out[-1] != len(text):
+        out.append(len(text))
+    return out
+
+
+@dataclass
+class Units:
+    """Boundary look-ups over one text."""
+
+    text: str
+    sentences: list[int] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, text: str) -> "Units":
+        return cls(text=text, sentences=sentence_ends(text))
+
+    def next_end(self, pos: int, unit: str) -> int:
+        """The first boundary of `unit` strictly after `pos` (the text's end at most)."""
+        n = len(self.text)
+        if pos >= n:
+            return n
+        if unit == "sentence":
+            i = bisect.bisect_right(self.sentences, pos)
+            return self.sentences[i] if i < len(self.sentences) else n
+        if unit == "paragraph":
+            m = _PARA_END.search(self.text, pos + 1)
+            return m.end() if m else n
+        m = _WORD.match(self.text, pos)
+        return m.end() if m and m.end() > pos else n
+
+    def last_sentence_end(self, lo: int, hi: int) -> int | None:
+        """The largest sentence end e with lo < e <= hi, or None."""
+        i = bisect.bisect_right(self.sentences, hi) - 1
+        if i >= 0 and self.sentences[i] > lo:
+            return self.sentences[i]
+        return None
+
+    def word_ends(self, lo: int, hi: int) -> list[int]:
+        """Word boundaries (after trailing whitespace) in (lo, hi]."""
+        n = len(self.text)
+        ends = [m.end() for m in _WORD_END.finditer(self.text, lo, hi) if lo < m.end() <= hi]
+        # A match ending at `hi` may be a word cut by the search limit, not a boundary.
+        if ends and ends[-1] == hi and hi < n and not self.text[hi - 1].isspace():
+            ends.pop()
+        return ends

@@ -1,0 +1,89 @@
+"""The chunker graph: one function builds it, with or without persistence.
+
+    load_document -> expand_window -> check_completeness -> validate_boundary
+      -> [match] rewrite_chunk -> summarize_chunk -> check_aggregation
+      -> [sweep] group_summaries -> validate_groups -> synthesize_block ... -> check_aggregation
+      -> [more text] expand_window | [done] finalize_tree -> ... -> write_outputs
+
+The CLI compiles it with SqliteSaver + SqliteStore; `langgraph dev` serves it with
+the platform's persistence; a parent graph can add it as a node (subgraph).
+"""
+
+from __future__ import annotations
+
+from langgraph.checkpoint.base import BaseCheckpointSaver
+from langgraph.graph import END, START, StateGraph
+from langgraph.store.base import BaseStore
+from langgraph.types import RetryPolicy
+
+from chunker.config.context import ChunkerContext
+from chunker.graph import routes
+from chunker.llm.errors import is_transient
+from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
+from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
+from chunker.nodes.completeness import check_completeness, retry_boundary
+from chunker.nodes.finalize import finalize_tree
+from chunker.nodes.grouping import group_summaries
+from chunker.nodes.load_document import load_document
+from chunker.nodes.rewrite import rewrite_chunk
+from chunker.nodes.summarize import summarize_chunk
+from chunker.nodes.synthesize import synthesize_block
+from chunker.nodes.window import expand_window
+from chunker.nodes.write import write_outputs
+from chunker.state.schema import ChunkerInput, ChunkerOutput, ChunkerState
+
+LLM_NODES = ("check_completeness", "retry_boundary", "rewrite_chunk", "summarize_chunk",
+             "group_summaries", "synthesize_block")
+
+
+def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts) -> RetryPolicy:
+    """Transient LLM failures: exponential backoff with jitter, bounded attempts."""
+    return RetryPolicy(initial_interval=1.0, backoff_factor=2.0, max_interval=30.0,
+                       max_attempts=max_attempts, jitter=True, retry_on=is_transient)
+
+
+def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStore | None = None,
+                *, llm_retry: RetryPolicy | None = None, name: str = "chunker"):
+    retry = llm_retry or llm_retry_policy()
+    g = StateGraph(ChunkerState, context_schema=ChunkerContext, input_schema=ChunkerInput,
+                   output_schema=ChunkerOutput)
+    plain = {
+        "load_document": load_document, "expand_window": expand_window,
+        "validate_boundary": validate_boundary, "fallback_boundary": fallback_boundary,
+        "force_split": force_split, "check_aggregation": check_aggregation,
+        "validate_groups": validate_groups, "fallback_grouping": fallback_grouping,
+        "finalize_tree": finalize_tree, "write_outputs": write_outputs,
+    }
+    llm = {
+        "check_completeness": check_completeness, "retry_boundary": retry_boundary,
+        "rewrite_chunk": rewrite_chunk, "summarize_chunk": summarize_chunk,
+        "group_summaries": group_summaries, "synthesize_block": synthesize_block,
+    }
+    for node_name, fn in plain.items():
+        g.add_node(node_name, fn)
+    for node_name, fn in llm.items():
+        g.add_node(node_name, fn, retry_policy=retry)
+
+    g.add_edge(START, "load_document")
+    g.add_edge("load_document", "expand_window")
+    g.add_conditional_edges("expand_window", routes.after_expand, ["force_split", "check_completeness"])
+    g.add_edge("check_completeness", "validate_boundary")
+    g.add_edge("retry_boundary", "validate_boundary")
+    g.add_conditional_edges("validate_boundary", routes.after_validate,
+                            ["rewrite_chunk", "expand_window", "retry_boundary", "fallback_boundary"])
+    g.add_edge("fallback_boundary", "rewrite_chunk")
+    g.add_edge("force_split", "rewrite_chunk")
+    g.add_edge("rewrite_chunk", "summarize_chunk")
+    # The aggregation hook: every leaf passes through check_aggregation.
+    g.add_edge("summarize_chunk", "check_aggregation")
+    g.add_conditional_edges("check_aggregation", routes.after_aggregation_check,
+                            ["group_summaries", "finalize_tree", "expand_window"])
+    g.add_edge("group_summaries", "validate_groups")
+    g.add_conditional_edges("validate_groups", routes.after_group_validation,
+                            ["synthesize_block", "group_summaries", "fallback_grouping"])
+    g.add_edge("fallback_grouping", "synthesize_block")
+    g.add_conditional_edges("synthesize_block", routes.after_synthesis,
+                            ["synthesize_block", "finalize_tree", "check_aggregation"])
+    g.add_conditional_edges("finalize_tree", routes.after_finalize, ["write_outputs", "group_summaries"])
+    g.add_edge("write_outputs", END)
+    return g.compile(checkpointer=checkpointer, store=store, name=name)

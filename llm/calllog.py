@@ -1,0 +1,81 @@
+"""Every LLM call, logged to the run's SQLite (`.chunker/calls.sqlite`).
+
+One row per request: node, task, the full prompt and response, tokens, duration and
+outcome, so that `chunker inspect OUT --calls` can show why a boundary or a summary
+came out as it did. A resumed run appends: a request re-issued after a crash shows
+up twice, which is exactly what one wants to see.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from pathlib import Path
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS calls (
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    ts REAL NOT NULL,
+    node TEXT NOT NULL,
+    task TEXT NOT NULL,
+    prompt TEXT NOT NULL,
+    response TEXT,
+    prompt_tokens INTEGER,
+    completion_tokens INTEGER,
+    duration_ms REAL,
+    outcome TEXT NOT NULL
+)
+"""
+_CONNECTIONS: dict[str, sqlite3.Connection] = {}
+_LOCK = threading.Lock()
+
+
+def calls_path(run_dir: str | Path) -> Path:
+    return Path(run_dir) / ".chunker" / "calls.sqlite"
+
+
+def _connection(path: Path) -> sqlite3.Connection:
+    key = str(path)
+    with _LOCK:
+        if key not in _CONNECTIONS:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(key, check_same_thread=False, isolation_level=None)
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(_SCHEMA)
+            _CONNECTIONS[key] = conn
+        return _CONNECTIONS[key]
+
+
+def log_call(run_dir: str | None, *, node: str, task: str, prompt: str, response: str | None,
+             prompt_tokens: int, completion_tokens: int, duration_ms: float, outcome: str) -> None:
+    if not run_dir:
+        return
+    conn = _connection(calls_path(run_dir))
+    with _LOCK:
+        conn.execute(
+            "INSERT INTO calls (ts, node, task, prompt, response, prompt_tokens, completion_tokens,"
+            " duration_ms, outcome) VALUES (?,?,?,?,?,?,?,?,?)",
+            (time.time(), node, task, prompt, response, prompt_tokens, completion_tokens,
+             duration_ms, outcome),
+        )
+
+
+def read_calls(run_dir: str | Path, limit: int | None = None) -> list[dict]:
+    path = calls_path(run_dir)
+    if not path.exists():
+        return []
+    conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        conn.row_factory = sqlite3.Row
+        sql = "SELECT * FROM calls ORDER BY id" + (f" LIMIT {int(limit)}" if limit else "")
+        return [dict(row) for row in conn.execute(sql)]
+    finally:
+        conn.close()
+
+
+def close_all() -> None:
+    with _LOCK:
+        for conn in _CONNECTIONS.values():
+            conn.close()
+        _CONNECTIONS.clear()

@@ -1,0 +1,108 @@
+"""check_aggregation, validate_groups and fallback_grouping: the pure parts of phase 2.
+
+Pending items of a level are `[id, summary_tokens]` pairs in document order. Higher
+levels always cover earlier text than lower ones, so appending to the next level
+keeps every level's pending list in document order.
+"""
+
+from __future__ import annotations
+
+import math
+
+from langgraph.runtime import Runtime
+
+from chunker.nodes.common import settings
+from chunker.state.schema import ChunkerState
+
+
+def crossing_level(pending: list[list[list]], count_threshold: int, token_threshold: int,
+                   min_group_size: int) -> int | None:
+    """The lowest level whose pending summaries cross either threshold."""
+    for level, items in enumerate(pending):
+        if len(items) < min_group_size:
+            continue
+        if len(items) >= count_threshold or sum(tokens for _, tokens in items) >= token_threshold:
+            return level
+    return None
+
+
+def check_aggregation(state: ChunkerState, runtime: Runtime) -> dict:
+    cfg = settings(runtime)
+    level = crossing_level(state["pending"], cfg.summary_count_threshold,
+                           cfg.summary_aggregation_threshold, cfg.min_group_size)
+    return {"agg_level": level, **_fresh_grouping()}
+
+
+def _fresh_grouping() -> dict:
+    return {"proposed": None, "group_nudge": "", "hard_failures": 0, "soft_reprompted": False,
+            "group_status": None}
+
+
+def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> str | None:
+    """Why a grouping breaks a hard constraint, or None when it is valid."""
+    if not groups:
+        return "no groups were given"
+    flat = [i for group in groups for i in group]
+    if len(set(flat)) != len(flat):
+        return "an item appears in more than one group"
+    missing = sorted(set(range(n)) - set(flat))
+    if missing:
+        return f"items {missing[:10]} are in no group"
+    extra = sorted(set(flat) - set(range(n)))
+    if extra:
+        return f"items {extra[:10]} do not exist"
+    if flat != list(range(n)):
+        return "groups must list consecutive items in order"
+    small = [g for g in groups if len(g) < min_size]
+    if small:
+        return f"every group needs at least {min_size} items"
+    return None
+
+
+def validate_groups(state: ChunkerState, runtime: Runtime) -> dict:
+    cfg = settings(runtime)
+    level = state["agg_level"]
+    items = state["pending"][level]
+    groups = state.get("proposed")
+    problem = grouping_problem(groups, len(items), cfg.min_group_size)
+    if problem:
+        failures = state.get("hard_failures", 0) + 1
+        status = "fallback" if failures >= 2 else "retry"
+        return {"hard_failures": failures, "group_status": status,
+                "group_nudge": f"\nYour previous grouping was invalid: {problem}.",
+                "stats": {"group.invalid": 1}}
+    too_big = max(len(g) for g in groups) > cfg.max_group_size
+    if too_big and not state.get("soft_reprompted"):
+        return {"soft_reprompted": True, "group_status": "retry",
+                "group_nudge": f"\nYour previous grouping had a group of more than "
+                               f"{cfg.max_group_size} items: subdivide it.",
+                "stats": {"group.oversize": 1}}
+    return _accept(state, [[items[i][0] for i in g] for g in groups], level)
+
+
+def fallback_grouping(state: ChunkerState, runtime: Runtime) -> dict:
+    """After two hard failures: even-sized groups of consecutive items."""
+    cfg = settings(runtime)
+    level = state["agg_level"]
+    ids = [item[0] for item in state["pending"][level]]
+    update = _accept(state, even_groups(ids, cfg.max_group_size, cfg.min_group_size), level)
+    update["stats"] = {"group.fallback": 1}
+    return update
+
+
+def even_groups(ids: list[str], max_size: int, min_size: int) -> list[list[str]]:
+    n = len(ids)
+    count = max(1, min(math.ceil(n / max_size), n // min_size))
+    base, extra = divmod(n, count)
+    groups, start = [], 0
+    for i in range(count):
+        size = base + (1 if i < extra else 0)
+        groups.append(ids[start:start + size])
+        start += size
+    return groups
+
+
+def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:
+    pending = [list(items) for items in state["pending"]]
+    pending[level] = []
+    return {"groups_todo": groups, "pending": pending, "group_status": "ok"}

@@ -1,0 +1,82 @@
+"""validate_boundary, fallback_boundary and force_split: deciding where a chunk ends.
+
+All three are pure: they read the window and the model's answer from the state and
+write `chunk_end` and the outcome. Every outcome is counted in the stats.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from langgraph.runtime import Runtime
+
+from chunker.document.tokens import count_tokens, prefix_within
+from chunker.nodes.common import settings, units_of
+from chunker.state.schema import ChunkerState
+
+log = logging.getLogger("chunker")
+
+
+def find_phrase(text: str, phrase: str, lo: int, hi: int) -> int | None:
+    """Start of the first verbatim occurrence of `phrase` wholly inside text[lo:hi]."""
+    pos = text.find(phrase, lo, hi)
+    return None if pos < 0 else pos
+
+
+def validate_boundary(state: ChunkerState, runtime: Runtime) -> dict:
+    cfg = settings(runtime)
+    text = units_of(state, runtime).text
+    n = len(text)
+    cursor, window_end = state["cursor"], state["window_end"]
+    complete, phrase = state.get("complete"), state.get("phrase")
+    retried = state.get("boundary_attempt", 0) > 0
+
+    def accept(end: int, outcome: str) -> dict:
+        return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": outcome,
+                "forced": False, "stats": {f"boundary.{outcome}": 1}}
+
+    if complete is False:
+        if window_end >= n:
+            return accept(n, "end")
+        return {"boundary_status": "expand", "stats": {"boundary.incomplete": 1}}
+    phrase = (phrase or "").strip()
+    if complete is True and not phrase:
+        return accept(window_end, "window")
+    if complete is True and len(phrase) >= cfg.min_boundary_chars:
+        pos = find_phrase(text, phrase, state["min_end"], state["shown_end"])
+        if pos is not None and pos > cursor and count_tokens(text[cursor:pos]) <= cfg.max_chunk_tokens:
+            return accept(pos, "retry_match" if retried else "match")
+    # an invalid answer, a short phrase, or one not in the text past the minimum size
+    return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
+
+
+def fallback_boundary(state: ChunkerState, runtime: Runtime) -> dict:
+    """Second miss: end at the last sentence boundary in the window."""
+    units = units_of(state, runtime)
+    cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
+    end = (units.last_sentence_end(min_end - 1, window_end)
+           or units.last_sentence_end(cursor, window_end)
+           or window_end)
+    return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": "fallback",
+            "forced": False, "stats": {"boundary.fallback": 1}}
+
+
+def force_split(state: ChunkerState, runtime: Runtime) -> dict:
+    """Safety valve: split at the last sentence boundary under the token cap; with no
+    sentence boundary, at the last word boundary; with no word boundary, at the cap."""
+    cfg = settings(runtime)
+    units = units_of(state, runtime)
+    text = units.text
+    cursor, window_end = state["cursor"], state["window_end"]
+    cap = cursor + prefix_within(text[cursor:window_end], cfg.max_chunk_tokens)
+    end = units.last_sentence_end(cursor, cap)
+    how = "sentence"
+    if end is None:
+        words = units.word_ends(cursor, cap)
+        end, how = (words[-1], "word") if words else (cap, "character")
+    if end <= cursor:  # a single token longer than the cap: still make progress
+        end, how = min(window_end, cursor + max(1, cap - cursor)), "character"
+    log.warning("forced split at a %s boundary, char %d (window of %d tokens after %d expansions)",
+                how, end, state.get("window_tokens", 0), state.get("expansions", 0))
+    return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": f"forced_{how}",
+            "forced": True, "stats": {"forced_splits": 1}}

@@ -1,0 +1,32 @@
+"""finalize_tree: at the end of the document, aggregate what is pending into one root.
+
+Level by level from the bottom: a level with one pending item promotes it upward as
+is (no single-child wrapper); a level with several is grouped like any sweep; the
+single item left at the top level is the root. A one-chunk document's root is its leaf.
+"""
+
+from __future__ import annotations
+
+from langgraph.runtime import Runtime
+
+from chunker.state.schema import ChunkerState
+
+
+def finalize_tree(state: ChunkerState, runtime: Runtime) -> dict:
+    pending = [list(items) for items in state["pending"]]
+    top = max(level for level, items in enumerate(pending) if items)
+    reset = {"proposed": None, "group_nudge": "", "hard_failures": 0, "soft_reprompted": False,
+             "group_status": None}
+    for level in range(top + 1):
+        items = pending[level]
+        if not items:
+            continue
+        if level == top and len(items) == 1:
+            return {"finalizing": True, "pending": pending, "root_id": items[0][0],
+                    "agg_level": None}
+        if len(items) == 1:
+            pending[level + 1].append(items[0])
+            pending[level] = []
+            continue
+        return {"finalizing": True, "pending": pending, "agg_level": level, **reset}
+    raise AssertionError("finalize_tree found nothing pending")  # unreachable: top has items

@@ -1,0 +1,45 @@
+"""load_document: take the text (given, or read from a path) into the store."""
+
+from __future__ import annotations
+
+import hashlib
+
+from langgraph.runtime import Runtime
+
+from chunker.document.loader import BadInput, decode_document, read_document
+from chunker.nodes.common import emit, settings, store_of
+from chunker.state.schema import ChunkerState
+from chunker.state.store import get_units, put_text
+
+
+def load_document(state: ChunkerState, runtime: Runtime) -> dict:
+    cfg = settings(runtime)
+    text = state.get("text")
+    if text is None:
+        path = state.get("path")
+        if not path:
+            raise BadInput("give either `text` or `path`")
+        text = read_document(path, encoding=cfg.encoding, max_bytes=cfg.max_input_bytes)
+    else:
+        # Validate passed text like a file's (empty, whitespace-only, NUL characters).
+        text = decode_document(text.encode("utf-8", "surrogatepass"), source="text")
+    doc_id = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
+    store = store_of(runtime)
+    put_text(store, doc_id, text)
+    get_units(store, doc_id)  # segment once now, so the first window step is not slow
+    emit(runtime, {"event": "progress", "cursor": 0, "total": len(text), "leaves": 0})
+    return {
+        "text": None,  # the store holds it now; checkpoints must not repeat it
+        "doc_id": doc_id,
+        "doc_chars": len(text),
+        "cursor": 0,
+        "window_end": None,
+        "leaf_count": 0,
+        "pending": [[]],
+        "latest": [None],
+        "block_counts": [0],
+        "finalizing": False,
+        "root_id": None,
+        "groups_todo": [],
+        "stats": {},
+    }

@@ -1,0 +1,90 @@
+"""Linked Markdown: index.md plus one file per node, Obsidian-ready.
+
+Links are wiki-links labelled with the target's summary: `[[content/L0/slug|summary]]`.
+Labels cannot break a link: `|` becomes `∣` (U+2223), square brackets become
+parentheses and newlines become spaces. Frontmatter is YAML written by a YAML
+library, so any summary text still parses.
+"""
+
+from __future__ import annotations
+
+import re
+
+import yaml
+
+from chunker.output.hierarchy import Hierarchy, TreeNode
+
+LABEL_MAX = 200
+
+
+def label(text: str) -> str:
+    text = " ".join((text or "").split())
+    text = text.replace("|", "\u2223").replace("[", "(").replace("]", ")")
+    if len(text) > LABEL_MAX:
+        text = text[:LABEL_MAX - 1].rstrip() + "\u2026"
+    return text or "(no summary)"
+
+
+def link(node: TreeNode) -> str:
+    return f"[[{node.filename[:-3]}|{label(node.summary)}]]"
+
+
+def frontmatter(data: dict) -> str:
+    body = yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=10**9)
+    return f"---\n{body}---\n"
+
+
+def fenced(text: str) -> str:
+    """A code fence longer than any backtick run in `text` (CommonMark), so the text is verbatim."""
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    fence = "`" * max(3, longest + 1)
+    return f"{fence}text\n{text}\n{fence}\n"
+
+
+def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
+                siblings: dict[str, tuple[TreeNode | None, TreeNode | None]]) -> str:
+    meta = {
+        "id": node.id, "level": node.level, "parent": node.parent, "children": node.children,
+        "span": list(node.span), "tokens": node.token_count, "forced_split": node.forced_split,
+        "boundary": node.boundary, "summary": node.summary,
+    }
+    up = link(nodes[node.parent]) if node.parent else "[[index|Document overview]]"
+    lines = [frontmatter(meta), f"# {label(node.summary)}\n", f"Up: {up}"]
+    prev, nxt = siblings.get(node.id, (None, None))
+    if prev:
+        lines.append(f"Previous: {link(prev)}")
+    if nxt:
+        lines.append(f"Next: {link(nxt)}")
+    lines += ["", node.context.strip(), ""]
+    if node.children:
+        lines.append("## Contents\n")
+        lines += [f"- {link(nodes[c])}" for c in node.children]
+        lines.append("")
+    if node.original is not None:
+        lines += ["## Original text\n", fenced(node.original)]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
+    root = nodes[h.root]
+    meta = {"title": title, "root": root.id, "doc_id": h.meta.doc_id, "model": h.meta.model,
+            "leaves": sum(1 for n in h.nodes if n.level == 0), "levels": root.level + 1}
+    lines = [frontmatter(meta), f"# {label(title)}\n", "## Overview\n", root.summary.strip(), "",
+             f"Root: {link(root)}", ""]
+    if root.children:
+        lines.append("## Sections\n")
+        lines += [f"- {link(nodes[c])}" for c in root.children]
+    return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def sibling_map(h: Hierarchy) -> dict[str, tuple[TreeNode | None, TreeNode | None]]:
+    by_level: dict[int, list[TreeNode]] = {}
+    for n in h.nodes:
+        by_level.setdefault(n.level, []).append(n)
+    out = {}
+    for level_nodes in by_level.values():
+        level_nodes.sort(key=lambda n: n.span[0])
+        for i, n in enumerate(level_nodes):
+            out[n.id] = (level_nodes[i - 1] if i else None,
+                         level_nodes[i + 1] if i + 1 < len(level_nodes) else None)
+    return out

@@ -1,0 +1,80 @@
+"""The graph's typed state: small and bounded, whatever the document's length.
+
+Only the cursor, window bounds, counters, ids and stats live here. Payloads (the
+document text, chunk and block texts) live in the LangGraph store, because the
+SQLite checkpointer rewrites every channel in every checkpoint.
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, TypedDict
+
+
+def add_counts(left: dict[str, int] | None, right: dict[str, int] | None) -> dict[str, int]:
+    """Reducer for `stats`: nodes return increments, which are added up."""
+    merged = dict(left or {})
+    for key, value in (right or {}).items():
+        merged[key] = merged.get(key, 0) + value
+    return merged
+
+
+class ChunkerInput(TypedDict, total=False):
+    """What a caller passes: raw text, or a path to a UTF-8 text file."""
+
+    text: str | None
+    path: str | None
+
+
+class ChunkerOutput(TypedDict, total=False):
+    """What a run returns."""
+
+    doc_id: str
+    root_id: str | None
+    leaf_count: int
+    stats: dict[str, int]
+    tree: dict | None
+    """The whole hierarchy (as in hierarchy.json), when the context asks for it."""
+
+
+class ChunkerState(TypedDict, total=False):
+    # input (the text is moved to the store by load_document, then cleared)
+    text: str | None
+    path: str | None
+    # document
+    doc_id: str
+    doc_chars: int
+    # phase 1: the window [cursor, window_end) and the chunk being decided
+    cursor: int
+    window_end: int
+    min_end: int
+    """Where the window first reached min_chunk_tokens: a boundary must lie past it."""
+    shown_end: int
+    """End of the text shown to the LLM (window plus lookahead)."""
+    window_tokens: int
+    expansions: int
+    complete: bool | None
+    phrase: str | None
+    boundary_attempt: int
+    boundary_status: str | None
+    """match | accept | expand | miss, set by validate_boundary for routing."""
+    chunk_end: int | None
+    chunk_outcome: str | None
+    forced: bool
+    leaf_count: int
+    # phase 2: per level, pending [id, summary_tokens] pairs and the latest block id
+    pending: list[list[list]]
+    latest: list[str | None]
+    block_counts: list[int]
+    agg_level: int | None
+    proposed: list[list[int]] | None
+    group_nudge: str
+    hard_failures: int
+    soft_reprompted: bool
+    group_status: str | None
+    """ok | retry | fallback, set by validate_groups for routing."""
+    groups_todo: list[list[str]]
+    finalizing: bool
+    root_id: str | None
+    # bookkeeping
+    stats: Annotated[dict[str, int], add_counts]
+    tree: dict | None

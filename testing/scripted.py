@@ -1,0 +1,209 @@
+"""A deterministic chat model that answers every chunker task, and misbehaves on demand.
+
+It reads the task from the JSON schema it is bound to and the document text from the
+prompt's tags, so its answers are a pure function of (task, prompt text, seed): a run
+that is interrupted and resumed gets exactly the answers an uninterrupted run got.
+
+Faults are rates in [0, 1], decided per call by a hash of the prompt:
+`paraphrase` (boundary phrase not verbatim; also on the retry), `absent` (a phrase
+that is nowhere in the text), `incomplete` (answers "not complete"), `invalid_json`,
+`empty` (empty answer), `error` (raises a transient error, as a dropped connection),
+`bad_groups` (an invalid grouping: singleton, skip, reorder or duplicate),
+`oversize` (one group with everything). `fail_calls` raises on given call numbers
+(1-based, per model instance), which is how tests inject a crash at the k-th call.
+
+Spec strings configure it from the CLI: `scripted:delay_ms=5,paraphrase=0.3,seed=2`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+import time
+from typing import Any
+
+from langchain_core.messages import AIMessage, BaseMessage
+from langchain_core.outputs import ChatGeneration, ChatResult
+from pydantic import Field, PrivateAttr
+
+from chunker.llm.structured import JsonSchemaChatModel
+
+_FAULTS = ("paraphrase", "absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
+_WORDS = re.compile(r"\S+")
+
+
+class ScriptedTransientError(ConnectionError):
+    """Raised by the `error` fault and by `fail_calls`: looks like a dropped connection."""
+
+
+class ScriptedChatModel(JsonSchemaChatModel):
+    """Deterministic stand-in for an LLM (tests, benchmarks, Studio demos)."""
+
+    seed: int = 0
+    delay_ms: float = 0.0
+    """Sleep this long per call, so that a SIGKILL can land inside a call."""
+    faults: dict[str, float] = Field(default_factory=dict)
+    fail_calls: list[int] = Field(default_factory=list)
+    complete_after_chars: int = 0
+    """Answer "not complete" while the window is shorter than this."""
+    group_size: int = 3
+    slug: str | None = None
+    """Answer this slug for every node (hostile-slug tests)."""
+    summary: str | None = None
+    """Answer this summary for every node (hostile-label tests)."""
+    counter_file: str | None = None
+    """Append one line per call to this file, so a test can count calls across processes."""
+
+    _calls: int = PrivateAttr(default=0)
+
+    @property
+    def _llm_type(self) -> str:
+        return "chunker-scripted"
+
+    @classmethod
+    def from_spec(cls, spec: str) -> "ScriptedChatModel":
+        """Build from `scripted` or `scripted:key=value,key=value`."""
+        kwargs: dict[str, Any] = {"faults": {}}
+        _, _, opts = spec.partition(":")
+        for item in filter(None, opts.split(",")):
+            key, _, value = item.partition("=")
+            key = key.strip()
+            if key in _FAULTS:
+                kwargs["faults"][key] = float(value)
+            elif key == "fail_calls":
+                kwargs[key] = [int(v) for v in value.split("+") if v]
+            elif key in ("seed", "group_size", "complete_after_chars"):
+                kwargs[key] = int(value)
+            elif key == "delay_ms":
+                kwargs[key] = float(value)
+            elif key in ("slug", "summary", "counter_file"):
+                kwargs[key] = value
+            else:
+                raise ValueError(f"unknown scripted-model option {key!r}")
+        return cls(**kwargs)
+
+    def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
+        self._calls += 1
+        if self.counter_file:
+            with open(self.counter_file, "a", encoding="utf-8") as fh:
+                fh.write(f"{self._calls}\n")
+        if self.delay_ms:
+            time.sleep(self.delay_ms / 1000)
+        prompt = "\n".join(str(m.content) for m in messages)
+        if self._calls in self.fail_calls:
+            raise ScriptedTransientError(f"scripted failure on call {self._calls}")
+        schema = kwargs.get("json_schema") or {}
+        task = schema.get("title", "")
+        text = self._answer(task, prompt, messages[-1].content if messages else "")
+        usage = {"input_tokens": len(prompt) // 4 + 1, "output_tokens": len(text) // 4 + 1}
+        usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
+        message = AIMessage(content=text, usage_metadata=usage)
+        return ChatResult(generations=[ChatGeneration(message=message)])
+
+    # -- deciding --------------------------------------------------------------------
+    def _roll(self, fault: str, prompt: str) -> bool:
+        rate = self.faults.get(fault, 0.0)
+        if rate <= 0:
+            return False
+        digest = hashlib.sha256(f"{self.seed}|{fault}|{prompt}".encode()).digest()
+        return int.from_bytes(digest[:8], "big") / 2**64 < rate
+
+    def _answer(self, task: str, prompt: str, user: str) -> str:
+        if self._roll("error", prompt):
+            raise ScriptedTransientError("scripted transient error")
+        if self._roll("empty", prompt):
+            return ""
+        if self._roll("invalid_json", prompt):
+            return '{"complete": tru'
+        handler = {
+            "Completeness": self._completeness,
+            "Rewrite": self._rewrite,
+            "Summary": self._summary,
+            "Grouping": self._grouping,
+            "Block": self._block,
+        }.get(task)
+        if handler is None:
+            return json.dumps({"error": f"scripted model has no answer for schema {task!r}"})
+        return json.dumps(handler(prompt, user))
+
+    def _completeness(self, prompt: str, user: str) -> dict:
+        window = _tag(user, "window")
+        lookahead = _tag(user, "lookahead")
+        if len(window) < self.complete_after_chars and lookahead.strip():
+            return {"complete": False, "boundary_phrase": None}
+        if self._roll("incomplete", prompt):
+            return {"complete": False, "boundary_phrase": None}
+        words = _WORDS.findall(lookahead)[:6]
+        if not words:
+            return {"complete": True, "boundary_phrase": None}
+        phrase = " ".join(words) if len(words) > 1 else words[0]
+        if not lookahead.lstrip().startswith(phrase):
+            phrase = words[0]  # words separated by newlines: one word is still verbatim
+        if self._roll("absent", prompt):
+            phrase = "The next topic begins here"
+        elif self._roll("paraphrase", prompt):
+            phrase = "Indeed, " + phrase.lower()
+        return {"complete": True, "boundary_phrase": phrase}
+
+    def _rewrite(self, prompt: str, user: str) -> dict:
+        chunk = _tag(user, "chunk")
+        return {"context": " ".join(chunk.split()) or "(empty passage)"}
+
+    def _summary(self, prompt: str, user: str) -> dict:
+        chunk = " ".join(_tag(user, "chunk").split())
+        return {"summary": self.summary if self.summary is not None else _first_sentence(chunk),
+                "slug": self.slug if self.slug is not None else _slugish(chunk)}
+
+    def _grouping(self, prompt: str, user: str) -> dict:
+        count = len(re.findall(r"^\[(\d+)\]", _tag(user, "items"), re.MULTILINE))
+        indices = list(range(count))
+        if self._roll("oversize", prompt):
+            return {"groups": [indices]}
+        size = max(2, self.group_size)
+        groups = [indices[i:i + size] for i in range(0, count, size)]
+        if len(groups) > 1 and len(groups[-1]) < 2:
+            groups[-2].extend(groups.pop())
+        if self._roll("bad_groups", prompt) and count >= 2:
+            kind = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 4
+            if kind == 0:
+                groups = [[0]] + ([indices[1:]] if count > 1 else [])
+            elif kind == 1:
+                groups = [indices[1:]]
+            elif kind == 2:
+                groups = [list(reversed(indices))]
+            else:
+                groups = [indices + [0]]
+        return {"groups": groups}
+
+    def _block(self, prompt: str, user: str) -> dict:
+        parts = [" ".join(p.split()) for p in re.split(r"\[passage [^\]]*\]", _tag(user, "children"))]
+        firsts = [_first_sentence(p) for p in parts if p]
+        context = " ".join(firsts) or "(empty)"
+        summary = self.summary if self.summary is not None else _first_sentence(context)
+        return {"context": context, "summary": summary,
+                "slug": self.slug if self.slug is not None else _slugish(context)}
+
+
+def _tag(text: str, name: str) -> str:
+    """The content of the first <name>...</name>; document text may contain fake tags,
+    so the closing tag searched for is the last one."""
+    start = text.find(f"<{name}>\n")
+    end = text.rfind(f"\n</{name}>")
+    if start < 0 or end < start:
+        return ""
+    return text[start + len(name) + 3:end]
+
+
+def _first_sentence(text: str) -> str:
+    m = re.match(r"(.{1,200}?[.!?])(\s|$)", text)
+    if m:
+        return m.group(1).strip()
+    head = text[:200]
+    return (head.rsplit(" ", 1)[0] if len(text) > 200 and " " in head else head).strip() \
+        or "An empty passage."
+
+
+def _slugish(text: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", text)[:5]
+    return "-".join(w.lower() for w in words) or "passage"
