@@ -39,7 +39,7 @@ def persistent_graph(run: RunDir, ctx: ChunkerContext) -> Iterator:
         saver = SqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()
-        yield build_graph(saver, store, llm_retry=llm_retry_policy(ctx.llm_max_attempts))
+        yield build_graph(saver, store, llm_retry=llm_retry_policy(ctx.llm_max_attempts, ctx.llm_retry_initial_s))
     finally:
         ck.close()
         st.close()

@@ -69,6 +69,8 @@ class ChunkerContext:
     llm_max_attempts: int = 4
     """Attempts per LLM node on transient errors (connection refused, timeout, 5xx), with
     exponential backoff and jitter. Applied when the graph is built (`build_graph`)."""
+    llm_retry_initial_s: float = 1.0
+    """First backoff interval between those attempts (doubles each time, with jitter)."""
     llm_timeout_s: float = 300.0
     """Seconds before one LLM request is abandoned as a transient failure."""
     summary_max_chars: int = 400

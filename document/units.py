@@ -44,10 +44,12 @@ def _single_newlines_to_spaces(text: str) -> str:
 
 
 def _blocks(copy: str):
-    """(start, end) blocks of at most _BLOCK_CHARS, cut at paragraph or likely sentence ends."""
+    """(start, end, real) blocks of at most _BLOCK_CHARS, cut at paragraph or likely sentence
+    ends; `real` is False when the cut had to fall at a plain space (not a sentence end)."""
     start, n = 0, len(copy)
     while start < n:
         end = min(n, start + _BLOCK_CHARS)
+        real = True
         if end < n:
             window = copy[start:end]
             cut = None
@@ -57,11 +59,12 @@ def _blocks(copy: str):
                 for m in _LIKELY_END.finditer(window):
                     cut = m.end()
             if cut is None:
+                real = False
                 ws = window.rfind(" ")
                 cut = ws + 1 if ws > 0 else None
             if cut:
                 end = start + cut
-        yield start, end
+        yield start, end, real
         start = end
 
 
@@ -75,12 +78,14 @@ def sentence_ends(text: str) -> list[int]:
         _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
     copy = detection_copy(text)
     ends: list[int] = []
-    for start, end in _blocks(copy):
+    for start, end, real in _blocks(copy):
         block = copy[start:end]
+        block_ends = [end]
         if _TERMINAL.search(block):
-            for span in _SEGMENTER.segment(block):
-                ends.append(start + span.end)
-        ends.append(end)
+            block_ends = [start + span.end for span in _SEGMENTER.segment(block)] + [end]
+        if not real:  # the block's end is an arbitrary space, not a sentence end
+            block_ends = [e for e in block_ends if e != end]
+        ends.extend(block_ends)
     # pysbd spans tile each block; duplicates and a zero offset are dropped.
     out = sorted(set(e for e in ends if 0 < e <= len(text)))
     if not out or out[-1] != len(text):

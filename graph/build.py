@@ -36,9 +36,10 @@ LLM_NODES = ("check_completeness", "retry_boundary", "rewrite_chunk", "summarize
              "group_summaries", "synthesize_block")
 
 
-def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts) -> RetryPolicy:
+def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts,
+                     initial_s: float = ChunkerContext.llm_retry_initial_s) -> RetryPolicy:
     """Transient LLM failures: exponential backoff with jitter, bounded attempts."""
-    return RetryPolicy(initial_interval=1.0, backoff_factor=2.0, max_interval=30.0,
+    return RetryPolicy(initial_interval=initial_s, backoff_factor=2.0, max_interval=30.0,
                        max_attempts=max_attempts, jitter=True, retry_on=is_transient)
 
 
@@ -70,7 +71,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")
     g.add_conditional_edges("validate_boundary", routes.after_validate,
-                            ["rewrite_chunk", "expand_window", "retry_boundary", "fallback_boundary"])
+                            ["rewrite_chunk", "expand_window", "retry_boundary", "fallback_boundary",
+                             "force_split"])
     g.add_edge("fallback_boundary", "rewrite_chunk")
     g.add_edge("force_split", "rewrite_chunk")
     g.add_edge("rewrite_chunk", "summarize_chunk")

@@ -12,20 +12,20 @@ from chunker.state.schema import ChunkerState
 
 
 def after_expand(state: ChunkerState, runtime: Runtime) -> str:
-    """Safety valves first: too many tokens or too many expansions force a split."""
-    cfg = settings(runtime)
-    if state["window_tokens"] >= cfg.max_chunk_tokens:
-        return "force_split"
-    if state["expansions"] >= cfg.max_expansion_attempts and state["window_end"] < state["doc_chars"]:
+    """Safety valve: a window of max_chunk_tokens is split without asking the LLM."""
+    if state["window_tokens"] >= settings(runtime).max_chunk_tokens:
         return "force_split"
     return "check_completeness"
 
 
-def after_validate(state: ChunkerState) -> str:
+def after_validate(state: ChunkerState, runtime: Runtime) -> str:
     status = state["boundary_status"]
     if status == "match":
         return "rewrite_chunk"
     if status == "expand":
+        # Safety valve: still incomplete after max_expansion_attempts expansions.
+        if state["expansions"] >= settings(runtime).max_expansion_attempts:
+            return "force_split"
         return "expand_window"
     return "retry_boundary" if state.get("boundary_attempt", 0) == 0 else "fallback_boundary"
 

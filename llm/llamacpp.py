@@ -108,16 +108,19 @@ def grammar_compiles(llama: Any, gbnf: str) -> bool:
 
 
 def schema_grammar(llama: Any, schema: dict) -> Any:
-    """The (cached) tightened LlamaGrammar for a JSON schema."""
+    """The (cached) tightened LlamaGrammar for a JSON schema; None if none compiles."""
     key = json.dumps(schema, sort_keys=True)
     with _CACHE_LOCK:
         if key not in _GRAMMARS:
             from llama_cpp.llama_grammar import LlamaGrammar, json_schema_to_gbnf
 
-            stock = json_schema_to_gbnf(json.dumps(schema))
-            tight = tighten_grammar(stock)
-            text = tight if grammar_compiles(llama, tight) else stock
-            _GRAMMARS[key] = LlamaGrammar.from_string(text, verbose=False)
+            try:
+                stock = json_schema_to_gbnf(json.dumps(schema))
+            except Exception:  # a schema feature the converter lacks: decode unconstrained
+                stock = ""
+            _GRAMMARS[key] = next((LlamaGrammar.from_string(text, verbose=False)
+                                   for text in (tighten_grammar(stock), stock)
+                                   if text and grammar_compiles(llama, text)), None)
         return _GRAMMARS[key]
 
 
@@ -164,6 +167,19 @@ def _content(message: BaseMessage) -> str:
     return str(content)
 
 
+def _perf(llama_cpp: Any, llama: Any, reset: bool = False) -> dict:
+    """llama.cpp's prefill/decode timings since the last reset ({} if unavailable)."""
+    try:
+        if reset:
+            llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+            return {}
+        perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+    except Exception:  # private attributes of llama-cpp-python: timings are optional
+        return {}
+    return {"prompt_ms": perf.t_p_eval_ms, "prompt_eval_tokens": perf.n_p_eval,
+            "eval_ms": perf.t_eval_ms, "eval_tokens": perf.n_eval}
+
+
 class ChatLlamaCppLocal(JsonSchemaChatModel):
     """A GGUF model run in-process by llama.cpp, with grammar-constrained JSON output."""
 
@@ -198,7 +214,7 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
         greedy = self.temperature <= 0
         chat = [{"role": _role(m), "content": _content(m)} for m in messages]
         with lock:
-            llama_cpp.llama_perf_context_reset(llama._ctx.ctx)
+            _perf(llama_cpp, llama, reset=True)
             started = time.perf_counter()
             response = llama.create_chat_completion(
                 messages=chat, grammar=grammar, stop=stop or [], seed=self.seed,
@@ -206,7 +222,7 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
                 temperature=0.0 if greedy else self.temperature, top_k=1 if greedy else 40,
             )
             wall_ms = (time.perf_counter() - started) * 1000
-            perf = llama_cpp.llama_perf_context(llama._ctx.ctx)
+            timings = _perf(llama_cpp, llama)
         choice = response["choices"][0]
         usage = response.get("usage") or {}
         tokens_in, tokens_out = int(usage.get("prompt_tokens", 0)), int(usage.get("completion_tokens", 0))
@@ -216,8 +232,7 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
                             "total_tokens": tokens_in + tokens_out},
             response_metadata={
                 "model_name": Path(self.model_path).name, "finish_reason": choice.get("finish_reason"),
-                "prompt_ms": perf.t_p_eval_ms, "prompt_eval_tokens": perf.n_p_eval,
-                "eval_ms": perf.t_eval_ms, "eval_tokens": perf.n_eval, "wall_ms": wall_ms,
+                "wall_ms": wall_ms, **timings,
             },
         )
         return ChatResult(generations=[ChatGeneration(message=message)])

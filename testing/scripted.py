@@ -5,12 +5,18 @@ prompt's tags, so its answers are a pure function of (task, prompt text, seed): 
 that is interrupted and resumed gets exactly the answers an uninterrupted run got.
 
 Faults are rates in [0, 1], decided per call by a hash of the prompt:
-`paraphrase` (boundary phrase not verbatim; also on the retry), `absent` (a phrase
+`paraphrase` (boundary phrase not verbatim), `paraphrase_retry` (the same on the
+"copy EXACTLY" retry), `absent` (a phrase
 that is nowhere in the text), `incomplete` (answers "not complete"), `invalid_json`,
 `empty` (empty answer), `error` (raises a transient error, as a dropped connection),
 `bad_groups` (an invalid grouping: singleton, skip, reorder or duplicate),
 `oversize` (one group with everything). `fail_calls` raises on given call numbers
 (1-based, per model instance), which is how tests inject a crash at the k-th call.
+
+Two environment variables reach across processes (CLI tests): with
+`CHUNKER_SCRIPTED_COUNTER=FILE` every call appends a line to FILE and calls are
+numbered by the lines in it; `CHUNKER_SCRIPTED_FAIL_AT=N` (or `N-M`) then fails calls N to M
+of that global count, so that a resumed process goes past them.
 
 Spec strings configure it from the CLI: `scripted:delay_ms=5,paraphrase=0.3,seed=2`.
 """
@@ -19,7 +25,9 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import threading
 import time
 from typing import Any
 
@@ -29,7 +37,7 @@ from pydantic import Field, PrivateAttr
 
 from chunker.llm.structured import JsonSchemaChatModel
 
-_FAULTS = ("paraphrase", "absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
+_FAULTS = ("paraphrase", "paraphrase_retry", "absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
 _WORDS = re.compile(r"\S+")
 
 
@@ -56,6 +64,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
     """Append one line per call to this file, so a test can count calls across processes."""
 
     _calls: int = PrivateAttr(default=0)
+    _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @property
     def _llm_type(self) -> str:
@@ -84,15 +93,23 @@ class ScriptedChatModel(JsonSchemaChatModel):
         return cls(**kwargs)
 
     def _generate(self, messages: list[BaseMessage], stop=None, run_manager=None, **kwargs: Any) -> ChatResult:
-        self._calls += 1
-        if self.counter_file:
-            with open(self.counter_file, "a", encoding="utf-8") as fh:
-                fh.write(f"{self._calls}\n")
+        with self._lock:
+            self._calls += 1
+            number = self._calls
+        counter = self.counter_file or os.environ.get("CHUNKER_SCRIPTED_COUNTER")
+        if counter:
+            with open(counter, "a+", encoding="utf-8") as fh:
+                fh.write("call\n")
+                fh.seek(0)
+                global_number = sum(1 for _ in fh)
+            first, _, last = os.environ.get("CHUNKER_SCRIPTED_FAIL_AT", "").partition("-")
+            if first and int(first) <= global_number <= int(last or first):
+                raise ScriptedTransientError(f"scripted failure on global call {global_number}")
         if self.delay_ms:
             time.sleep(self.delay_ms / 1000)
         prompt = "\n".join(str(m.content) for m in messages)
-        if self._calls in self.fail_calls:
-            raise ScriptedTransientError(f"scripted failure on call {self._calls}")
+        if number in self.fail_calls:
+            raise ScriptedTransientError(f"scripted failure on call {number}")
         schema = kwargs.get("json_schema") or {}
         task = schema.get("title", "")
         text = self._answer(task, prompt, messages[-1].content if messages else "")
@@ -134,15 +151,16 @@ class ScriptedChatModel(JsonSchemaChatModel):
             return {"complete": False, "boundary_phrase": None}
         if self._roll("incomplete", prompt):
             return {"complete": False, "boundary_phrase": None}
-        words = _WORDS.findall(lookahead)[:6]
+        # The first six words of the lookahead, sliced verbatim (line breaks included).
+        head = lookahead.lstrip()
+        words = list(_WORDS.finditer(head))[:6]
         if not words:
             return {"complete": True, "boundary_phrase": None}
-        phrase = " ".join(words) if len(words) > 1 else words[0]
-        if not lookahead.lstrip().startswith(phrase):
-            phrase = words[0]  # words separated by newlines: one word is still verbatim
+        phrase = head[:words[-1].end()]
+        retry = "copying EXACTLY" in user
         if self._roll("absent", prompt):
             phrase = "The next topic begins here"
-        elif self._roll("paraphrase", prompt):
+        elif self._roll("paraphrase_retry" if retry else "paraphrase", prompt):
             phrase = "Indeed, " + phrase.lower()
         return {"complete": True, "boundary_phrase": phrase}
 

@@ -1,0 +1,1 @@
+"""Evaluation: boundary quality, rewrite fidelity and cost (`chunker eval`)."""

@@ -1,0 +1,95 @@
+"""Shared fixtures: real files, real SQLite, the scripted model."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import re
+from pathlib import Path
+
+import pytest
+import yaml
+from langgraph.runtime import Runtime
+from langgraph.store.memory import InMemoryStore
+
+from chunker.config.context import ChunkerContext
+from chunker.graph import build_graph
+from chunker.graph.build import llm_retry_policy
+from chunker.llm.registry import register_instance
+from chunker.testing import ScriptedChatModel
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared" / "corpus"
+CINDERELLA = ROOT / "examples" / "cinderella.txt"
+FIXTURES = Path(__file__).resolve().parent / "fixtures"
+_ids = itertools.count()
+
+
+def scripted(**kwargs) -> str:
+    """Register a configured scripted model; returns its provider string."""
+    spec = f"scripted-test-{next(_ids)}"
+    register_instance(spec, ScriptedChatModel(**kwargs))
+    return spec
+
+
+def run_text(text: str, model: str | None = None, store=None, **cfg):
+    """Run the whole graph in-process; returns (final state, store)."""
+    store = store if store is not None else InMemoryStore()
+    graph = build_graph(store=store, llm_retry=llm_retry_policy(cfg.pop("attempts", 1), 0.0))
+    ctx = ChunkerContext(model=model or scripted(), **cfg)
+    out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
+    return out, store
+
+
+def leaves(tree: dict) -> list[dict]:
+    return sorted((n for n in tree["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
+
+
+def assert_lossless(tree: dict, text: str) -> None:
+    pos = 0
+    for leaf in leaves(tree):
+        assert leaf["span"][0] == pos
+        assert leaf["original"] == text[leaf["span"][0]:leaf["span"][1]]
+        pos = leaf["span"][1]
+    assert pos == len(text)
+    assert "".join(leaf["original"] for leaf in leaves(tree)) == text
+
+
+def runtime(ctx: ChunkerContext, store) -> Runtime:
+    return Runtime(context=ctx, store=store)
+
+
+_LINK = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
+
+
+def parse_frontmatter(text: str) -> dict:
+    assert text.startswith("---\n")
+    end = text.index("\n---\n", 4)
+    return yaml.safe_load(text[4:end])
+
+
+def check_markdown_tree(out: Path) -> None:
+    """Every Markdown file is reachable from index.md, every link resolves, every
+    frontmatter block parses, and the files match hierarchy.json."""
+    files = {p.relative_to(out).as_posix()[:-3] for p in out.rglob("*.md")
+             if ".chunker" not in p.parts}
+    assert "index" in files
+    seen, todo = set(), ["index"]
+    while todo:
+        name = todo.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        text = (out / f"{name}.md").read_text(encoding="utf-8")
+        parse_frontmatter(text)
+        for target in _LINK.findall(text):
+            assert target in files, f"{name}.md links to missing {target}"
+            todo.append(target)
+    assert seen == files, f"unreachable: {sorted(files - seen)[:5]}"
+    h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+    assert {n["filename"][:-3] for n in h["nodes"]} | {"index"} == files
+
+
+@pytest.fixture
+def cinderella() -> str:
+    return CINDERELLA.read_text(encoding="utf-8")

@@ -1,0 +1,106 @@
+"""Every path through phase 1, on a real document, with the scripted model."""
+
+import logging
+
+from conftest import assert_lossless, leaves, run_text, scripted
+
+SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, context_budget_tokens=200)
+
+
+def test_complete_at_first_check(cinderella):
+    out, _ = run_text(cinderella, scripted(), **SMALL)
+    s = out["stats"]
+    assert s["calls.completeness"] == s["leaves"] == len(leaves(out["tree"]))
+    assert s.get("boundary.match", 0) + s.get("boundary.window", 0) == s["leaves"]
+    assert "calls.boundary_retry" not in s and "forced_splits" not in s
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_incomplete_then_expand(cinderella):
+    out, _ = run_text(cinderella, scripted(complete_after_chars=1200), **SMALL)
+    s = out["stats"]
+    assert s["boundary.incomplete"] > 0
+    # forced leaves (expansions exhausted) end without a final "complete" answer
+    assert s["calls.completeness"] == s["leaves"] - s.get("forced_splits", 0) + s["boundary.incomplete"]
+    assert all(len(l["original"]) >= 1000 for l in leaves(out["tree"])[:-1])
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_miss_retry_match(cinderella):
+    out, _ = run_text(cinderella, scripted(faults={"paraphrase": 1.0}), **SMALL)
+    s = out["stats"]
+    assert s["calls.boundary_retry"] >= s["leaves"] - 1
+    assert s["boundary.retry_match"] >= s["leaves"] - 1
+    assert "boundary.fallback" not in s
+    assert {l["boundary"] for l in leaves(out["tree"])} <= {"retry_match", "window", "end"}
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_miss_twice_then_fallback(cinderella):
+    out, _ = run_text(cinderella, scripted(faults={"paraphrase": 1.0, "paraphrase_retry": 1.0}), **SMALL)
+    s = out["stats"]
+    assert s["boundary.fallback"] >= s["leaves"] - 1
+    assert s["boundary.miss"] == 2 * s["boundary.fallback"]
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_absent_phrase_falls_back(cinderella):
+    out, _ = run_text(cinderella, scripted(faults={"absent": 1.0}), **SMALL)
+    assert out["stats"]["boundary.fallback"] >= 1
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_forced_split_by_tokens(cinderella, caplog):
+    with caplog.at_level(logging.WARNING, logger="chunker"):
+        out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
+                          max_chunk_tokens=200, max_expansion_attempts=1000, context_budget_tokens=100)
+    s = out["stats"]
+    assert s["forced_splits"] >= len(cinderella) // 1200
+    forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
+    assert forced and all(l["token_count"] <= 200 for l in forced)
+    assert "forced split" in caplog.text
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_forced_split_by_attempts(cinderella):
+    out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
+                      max_chunk_tokens=5000, max_expansion_attempts=2, context_budget_tokens=100)
+    s = out["stats"]
+    forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
+    assert s["forced_splits"] == len(forced) >= 3
+    # a forced leaf was judged incomplete at its first window and after each of its
+    # max_expansion_attempts expansions; the last leaf ends with the document
+    assert s["leaves"] - s["forced_splits"] == 1
+    assert 1 <= s["calls.completeness"] - 3 * s["forced_splits"] <= 3
+    assert_lossless(out["tree"], cinderella)
+
+
+def test_one_huge_sentence_splits_at_words():
+    text = ("alpha beta gamma delta " * 600).strip()
+    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=150)
+    ls = leaves(out["tree"])
+    assert len(ls) > 10 and all(l["forced_split"] for l in ls[:-1])
+    assert all(l["original"].endswith(" ") for l in ls[:-1])  # cut at word boundaries
+    assert_lossless(out["tree"], text)
+
+
+def test_one_giant_word_splits_under_the_cap():
+    text = "x" * 50_000
+    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=300)
+    assert all(l["token_count"] <= 300 for l in leaves(out["tree"]))
+    assert_lossless(out["tree"], text)
+
+
+def test_paragraph_and_word_units(cinderella):
+    for unit in ("paragraph", "word"):
+        out, _ = run_text(cinderella, scripted(), split_unit=unit, **SMALL)
+        assert_lossless(out["tree"], cinderella)
+
+
+def test_invalid_outputs_are_repaired_or_fall_back(cinderella):
+    out, _ = run_text(cinderella, scripted(faults={"invalid_json": 0.5, "empty": 0.2}), **SMALL)
+    s = out["stats"]
+    assert s["invalid_outputs"] > 0 and s["repairs"] > 0
+    tree = out["tree"]
+    assert all(n["summary"] and n["context"] for n in tree["nodes"])
+    assert_lossless(tree, cinderella)

