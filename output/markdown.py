@@ -2,7 +2,8 @@
 
 Links are wiki-links labelled with the target's summary: `[[content/L0/slug|summary]]`.
 Labels cannot break a link: `|` becomes `∣` (U+2223), square brackets become
-parentheses and newlines become spaces. Frontmatter is YAML written by a YAML
+parentheses and newlines become spaces. Model-written body text has `[[`/`]]` escaped,
+and the original text sits in a code fence, so neither can add links. Frontmatter is YAML written by a YAML
 library, so any summary text still parses.
 """
 
@@ -23,6 +24,12 @@ def label(text: str) -> str:
     if len(text) > LABEL_MAX:
         text = text[:LABEL_MAX - 1].rstrip() + "\u2026"
     return text or "(no summary)"
+
+
+def body_text(text: str) -> str:
+    """Model-written prose for a page body: `[[` and `]]` are backslash-escaped so that
+    text can never create a wiki-link of its own."""
+    return text.replace("[[", "\\[\\[").replace("]]", "\\]\\]")
 
 
 def link(node: TreeNode) -> str:
@@ -55,7 +62,7 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         lines.append(f"Previous: {link(prev)}")
     if nxt:
         lines.append(f"Next: {link(nxt)}")
-    lines += ["", node.context.strip(), ""]
+    lines += ["", body_text(node.context.strip()), ""]
     if node.children:
         lines.append("## Contents\n")
         lines += [f"- {link(nodes[c])}" for c in node.children]
@@ -69,7 +76,7 @@ def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
     root = nodes[h.root]
     meta = {"title": title, "root": root.id, "doc_id": h.meta.doc_id, "model": h.meta.model,
             "leaves": sum(1 for n in h.nodes if n.level == 0), "levels": root.level + 1}
-    lines = [frontmatter(meta), f"# {label(title)}\n", "## Overview\n", root.summary.strip(), "",
+    lines = [frontmatter(meta), f"# {label(title)}\n", "## Overview\n", body_text(root.summary.strip()), "",
              f"Root: {link(root)}", ""]
     if root.children:
         lines.append("## Sections\n")

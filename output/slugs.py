@@ -44,6 +44,7 @@ class SlugAllocator:
 
     def allocate(self, folder: str, slug: str) -> str:
         used = self.used.setdefault(folder, set())
+        slug = slug[:self.max_length].rstrip("-") or "node"
         candidate, n = slug, 1
         while candidate in used:
             n += 1

@@ -59,7 +59,8 @@ def runtime(ctx: ChunkerContext, store) -> Runtime:
     return Runtime(context=ctx, store=store)
 
 
-_LINK = re.compile(r"\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
+_LINK = re.compile(r"(?<!\\)\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")
+_FENCE = re.compile(r"^(`{3,})text\n.*?\n\1$", re.DOTALL | re.MULTILINE)
 
 
 def parse_frontmatter(text: str) -> dict:
@@ -82,7 +83,8 @@ def check_markdown_tree(out: Path) -> None:
         seen.add(name)
         text = (out / f"{name}.md").read_text(encoding="utf-8")
         parse_frontmatter(text)
-        for target in _LINK.findall(text):
+        body = _FENCE.sub("", text[text.index("\n---\n", 4) + 5:])
+        for target in _LINK.findall(body):
             assert target in files, f"{name}.md links to missing {target}"
             todo.append(target)
     assert seen == files, f"unreachable: {sorted(files - seen)[:5]}"

@@ -1,0 +1,159 @@
+"""`chunker eval fidelity|cost|segmentation` end to end, with the scripted model."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from chunker.cli.eval_cmd import eval_app
+from chunker.document.tokens import count_tokens
+from chunker.evaluation.fidelity import (names, numbers, opening_pronoun, retention,
+                                         summary_shape)
+from chunker.evaluation.gold import load_gold
+
+CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+runner = CliRunner()
+
+
+def _eval(*args):
+    result = runner.invoke(eval_app, [str(a) for a in args])
+    assert result.exit_code == 0, result.output + repr(result.exception)
+    return result
+
+
+@pytest.fixture(scope="module")
+def finished_run(tmp_path_factory):
+    """A finished scripted run on a Choi document, made by `chunker run`."""
+    from chunker.cli.app import app
+
+    tmp = tmp_path_factory.mktemp("run")
+    doc = tmp / "doc.txt"
+    doc.write_text(load_gold([CORPUS / "choi-3-5" / "4.ref"])[0].text, encoding="utf-8")
+    out = tmp / "out"
+    result = runner.invoke(app, ["run", str(doc), "--model", "scripted", "-o", str(out), "--quiet",
+                                 "--min-chunk-tokens", "150", "--max-chunk-tokens", "500"])
+    assert result.exit_code == 0, result.output
+    return out, doc.read_text(encoding="utf-8")
+
+
+def test_cost(finished_run, tmp_path):
+    out, text = finished_run
+    _eval("cost", out, "--out", tmp_path, "-q")
+    data = json.loads((tmp_path / "cost.json").read_text())
+    run = data["runs"][0]
+    h = json.loads((out / "hierarchy.json").read_text())
+    stats = h["meta"]["stats"]
+    leaves = [n for n in h["nodes"] if n["level"] == 0]
+    assert run["leaves"] == len(leaves) == stats["leaves"] >= 3
+    assert run["source_tokens"] == count_tokens(text)
+    assert run["calls"]["total"] == stats["calls.total"]
+    assert run["calls_per_leaf"]["total"] == pytest.approx(stats["calls.total"] / len(leaves), abs=1e-6)
+    assert run["calls_per_leaf"]["rewrite"] == pytest.approx(1.0)
+    assert run["prompt_tokens_per_source_token"] == pytest.approx(
+        stats["tokens.prompt"] / count_tokens(text), abs=1e-6)
+    assert run["forced_split_rate"] == pytest.approx(stats.get("forced_splits", 0) / len(leaves), abs=1e-6)
+    assert run["wall_s"] > 0
+    md = (tmp_path / "cost.md").read_text()
+    assert "cost_calls.png" in md and (tmp_path / "cost_calls.png").stat().st_size > 1000
+
+
+def test_fidelity(finished_run, tmp_path):
+    out, _ = finished_run
+    _eval("fidelity", out, "--out", tmp_path, "-q")
+    data = json.loads((tmp_path / "fidelity.json").read_text())
+    overall = data["runs"][0]["overall"]
+    assert overall["slug_valid"] == 1.0
+    assert 0 <= overall["retention_micro"] <= 1 and overall["entities_found"] > 0
+    for key in ("pronoun_opening_leaves", "summary_empty", "summary_too_long"):
+        assert 0 <= overall[key] <= 1
+    assert len(data["runs"][0]["nodes"]) == overall["nodes"]
+    md = (tmp_path / "fidelity.md").read_text()
+    assert "fidelity_overall.png" in md and (tmp_path / "fidelity_overall.png").exists()
+
+
+def test_fidelity_counts_planted_faults(finished_run, tmp_path):
+    src, _ = finished_run
+    out = tmp_path / "run"
+    shutil.copytree(src, out)
+    h = json.loads((out / "hierarchy.json").read_text())
+    leaves = sorted((n for n in h["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
+    leaves[0]["context"] = "It was the largest. " + leaves[0]["context"]
+    leaves[1]["context"] = "nothing kept"
+    leaves[1]["summary"] = ""
+    leaves[2]["summary"] = "One. Two. Three."
+    leaves[2]["slug"] = "Bad Slug!"
+    for n in h["nodes"]:
+        if n["level"] > 0:
+            n["context"] = "A block overview."
+    (out / "hierarchy.json").write_text(json.dumps(h))
+    _eval("fidelity", out, "--out", tmp_path / "rep", "-q")
+    run = json.loads((tmp_path / "rep" / "fidelity.json").read_text())["runs"][0]
+    by_id = {n["id"]: n for n in run["nodes"]}
+    assert by_id[leaves[0]["id"]]["opening_pronoun"] == "it"
+    assert by_id[leaves[1]["id"]]["retention"]["numbers_kept"] == 0
+    assert by_id[leaves[1]["id"]]["retention"]["names_kept"] == 0
+    assert by_id[leaves[1]["id"]]["summary_empty"]
+    assert by_id[leaves[2]["id"]]["summary_too_long"] and not by_id[leaves[2]["id"]]["slug_valid"]
+    o = run["overall"]
+    assert o["pronoun_opening_blocks"] == 0
+    assert o["slug_valid"] == pytest.approx(1 - 1 / o["nodes"])
+
+
+def test_fidelity_heuristics():
+    text = ("Figures 1 and 2 show it. \nFirst , the Onset Profile grew 1,250 units in 1990. "
+            "The Oslo meeting. Oslo is cold. It cost 3.5 million.")
+    assert numbers(text) == {"1", "2", "1250", "1990", "3.5"}
+    assert names(text) == {"Onset", "Profile", "Oslo"}  # Figures, First, The, It: sentence-initial
+    r = retention(text, "In 1990 the onset profile of Oslo grew by 1250 units; figures 1 and 2.")
+    assert (r["numbers"], r["numbers_kept"], r["names"], r["names_kept"]) == (5, 4, 3, 3)
+    assert r["missing"] == ["3.5"]
+    assert opening_pronoun('## "They said so') == "they"
+    assert opening_pronoun("This approach works") == "this"
+    assert opening_pronoun("The approach works") is None and opening_pronoun("") is None
+    assert summary_shape("") == {"empty": True, "too_long": False, "sentences": 0, "chars": 0}
+    assert summary_shape("One. Two.")["too_long"] is False
+    assert summary_shape("One. Two. Three.")["too_long"] is True
+    assert summary_shape("x" * 401)["too_long"] is True
+
+
+def test_not_a_finished_run_is_a_usage_error(tmp_path):
+    result = runner.invoke(eval_app, ["cost", str(tmp_path)])
+    assert result.exit_code == 2
+    result = runner.invoke(eval_app, ["fidelity", str(tmp_path / "missing")])
+    assert result.exit_code == 2
+
+
+def test_segmentation_on_two_choi_documents(tmp_path):
+    docs = [CORPUS / "choi-3-5" / "0.ref", CORPUS / "choi-3-5" / "1.ref"]
+    _eval("segmentation", *docs, "--model", "scripted", "--out", tmp_path, "-q",
+          "-b", "fixed-tokens", "-b", "recursive", "-b", "random", "--set", "min_chunk_tokens=150")
+    data = json.loads((tmp_path / "segmentation.json").read_text())
+    assert [d["name"] for d in data["documents"]] == ["0", "1"] and not data["failed"]
+    assert data["overrides"] == {"min_chunk_tokens": 150}
+    for d in data["documents"]:
+        gold = d["methods"]["gold"]
+        assert gold["pk"] == 0 and gold["segments"] == 10
+        n = d["methods"]["chunker"]["segments"]
+        for m in ("chunker", "fixed-tokens", "recursive", "random"):
+            res = d["methods"][m]
+            assert 0 <= res["pk"] <= 1 and 0 <= res["windowdiff"] <= 1
+            assert sum(res["masses"]) == d["units"]
+        assert d["methods"]["random"]["segments"] == n
+        assert d["methods"]["chunker"]["llm"]["calls.total"] > 0
+    summary = data["summary"]["choi-3-5"]
+    assert summary["chunker"]["documents"] == 2 and "calls.total" in summary["chunker"]
+    md = (tmp_path / "segmentation.md").read_text()
+    for png in ("segmentation_metrics.png", "segmentation_strip_choi-3-5.png"):
+        assert png in md and (tmp_path / png).stat().st_size > 1000
+
+
+def test_segmentation_usage_errors(tmp_path):
+    doc = CORPUS / "choi-3-5" / "0.ref"
+    for extra in (["-b", "nope"], ["--set", "nonsense=1"], ["--units", "words"]):
+        result = runner.invoke(eval_app, ["segmentation", str(doc), "-m", "scripted", "-o",
+                                          str(tmp_path), *extra])
+        assert result.exit_code == 2, extra
+    result = runner.invoke(eval_app, ["segmentation", str(tmp_path / "none"), "-m", "scripted"])
+    assert result.exit_code == 2
