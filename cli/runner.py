@@ -13,13 +13,13 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from typing import Callable, Iterator
 
-from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.sqlite import SqliteStore
 
 from chunker import __version__
 from chunker.cli.rundir import RunDir
 from chunker.config.context import ChunkerContext
 from chunker.graph.build import build_graph, llm_retry_policy
+from chunker.persistence.pruning_saver import PruningSqliteSaver
 
 RECURSION_LIMIT = 1_000_000_000
 """Steps grow with the document (about 6 per leaf); the limit must never bind."""
@@ -36,7 +36,7 @@ def persistent_graph(run: RunDir, ctx: ChunkerContext) -> Iterator:
     st = sqlite3.connect(str(run.store), check_same_thread=False, isolation_level=None)
     try:
         st.execute("PRAGMA journal_mode=WAL")
-        saver = SqliteSaver(ck)
+        saver = PruningSqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()
         yield build_graph(saver, store, llm_retry=llm_retry_policy(ctx.llm_max_attempts, ctx.llm_retry_initial_s))

@@ -50,6 +50,11 @@ class ChunkerContext:
     min_boundary_chars: int = 8
     """A boundary phrase shorter than this is ambiguous and counts as a miss."""
 
+    combine_rewrite_and_summary: bool = False
+    """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
+    summarize_chunk then only checks them). Off by default: small models do better with
+    one task per call."""
+
     context_budget_tokens: int | None = None
     """Hard cap on the injected context (predecessor, level summaries, earlier chunks)."""
 

@@ -29,17 +29,17 @@ class ModelProfile:
 # Large local models: generous windows, chunks of a few paragraphs.
 _LARGE = ModelProfile(
     context_window=16384,
-    min_chunk_tokens=500,
-    max_chunk_tokens=1500,
-    context_budget_tokens=600,
+    min_chunk_tokens=800,
+    max_chunk_tokens=2000,
+    context_budget_tokens=400,
     summary_aggregation_threshold=2000,
     summary_count_threshold=8,
 )
 _MEDIUM = ModelProfile(
     context_window=8192,
-    min_chunk_tokens=400,
-    max_chunk_tokens=1200,
-    context_budget_tokens=500,
+    min_chunk_tokens=600,
+    max_chunk_tokens=1500,
+    context_budget_tokens=300,
     summary_aggregation_threshold=1500,
     summary_count_threshold=8,
 )

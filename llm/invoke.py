@@ -68,6 +68,7 @@ def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_te
         _add(result.stats, f"calls.{task}", 1)
         _add(result.stats, "calls.total", 1)
         _add(result.stats, "tokens.prompt", p_tokens)
+        _add(result.stats, f"tokens.prompt.{task}", p_tokens)
         _add(result.stats, "tokens.completion", c_tokens)
         error = out.get("parsing_error")
         parsed = out.get("parsed")

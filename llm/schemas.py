@@ -18,6 +18,14 @@ class Rewrite(BaseModel):
     context: str
 
 
+class RewriteWithSummary(BaseModel):
+    """A self-sufficient rewrite with its summary and slug (combined mode)."""
+
+    context: str
+    summary: str
+    slug: str = Field(max_length=120)
+
+
 class Summary(BaseModel):
     """A short summary and a filename stem."""
 
@@ -43,6 +51,7 @@ SCHEMAS = {
     "completeness": Completeness,
     "boundary_retry": Completeness,
     "rewrite": Rewrite,
+    "rewrite_summarize": RewriteWithSummary,
     "summarize": Summary,
     "group": Grouping,
     "synthesize": Block,

@@ -18,8 +18,9 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime) -> dict:
     text = units_of(state, runtime).text
     start, end = state["cursor"], state["chunk_end"]
     original = text[start:end]
-    result = call_llm(cfg, node="rewrite_chunk", task="rewrite",
-                      user=prompts.render("rewrite", chunk=original),
+    task = "rewrite_summarize" if cfg.combine_rewrite_and_summary else "rewrite"
+    result = call_llm(cfg, node="rewrite_chunk", task=task,
+                      user=prompts.render(task, chunk=original),
                       context_text=leaf_context(state, runtime), writer=runtime.stream_writer)
     stats = dict(result.stats)
     context = (result.parsed.context.strip() if result.parsed else "")
@@ -40,8 +41,9 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime) -> dict:
         "forced_split": bool(state.get("forced")),
         "boundary": state.get("chunk_outcome"),
         "children": [],
-        "summary": "",
+        # combined mode: summarize_chunk checks these instead of asking again
+        "summary": getattr(result.parsed, "summary", "") or "",
         "summary_tokens": 0,
-        "slug_hint": "",
+        "slug_hint": getattr(result.parsed, "slug", "") or "",
     })
     return {"stats": stats}

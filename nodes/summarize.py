@@ -22,16 +22,20 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime) -> dict:
     store = store_of(runtime)
     index = state["leaf_count"]
     record = get_node(store, state["doc_id"], node_id(0, index))
-    result = call_llm(cfg, node="summarize_chunk", task="summarize",
-                      user=prompts.render("summarize", chunk=record["context"]),
-                      context_text=leaf_context(state, runtime), writer=runtime.stream_writer)
-    stats = dict(result.stats)
-    summary = cap_text(clean_line(result.parsed.summary if result.parsed else ""), cfg.summary_max_chars)
+    if cfg.combine_rewrite_and_summary:  # the rewrite call already answered
+        summary, slug_hint, stats = record["summary"], record["slug_hint"], {}
+    else:
+        result = call_llm(cfg, node="summarize_chunk", task="summarize",
+                          user=prompts.render("summarize", chunk=record["context"]),
+                          context_text=leaf_context(state, runtime), writer=runtime.stream_writer)
+        stats = dict(result.stats)
+        summary = result.parsed.summary if result.parsed else ""
+        slug_hint = (result.parsed.slug if result.parsed else "") or ""
+    summary = cap_text(clean_line(summary), cfg.summary_max_chars)
     if not summary:
         summary = first_sentences(record["context"], cfg.summary_max_chars)
         stats["fallback.summary"] = 1
-    record.update(summary=summary, summary_tokens=count_tokens(summary),
-                  slug_hint=(result.parsed.slug if result.parsed else "") or "")
+    record.update(summary=summary, summary_tokens=count_tokens(summary), slug_hint=slug_hint)
     put_node(store, state["doc_id"], record)
 
     pending = [list(level) for level in state["pending"]]

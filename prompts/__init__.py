@@ -11,7 +11,8 @@ import re
 import string
 from importlib import resources
 
-TASKS = ("completeness", "boundary_retry", "rewrite", "summarize", "group", "synthesize")
+TASKS = ("completeness", "boundary_retry", "rewrite", "rewrite_summarize", "summarize", "group",
+         "synthesize")
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
 
 

@@ -136,6 +136,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
         handler = {
             "Completeness": self._completeness,
             "Rewrite": self._rewrite,
+            "RewriteWithSummary": self._rewrite_summary,
             "Summary": self._summary,
             "Grouping": self._grouping,
             "Block": self._block,
@@ -167,6 +168,9 @@ class ScriptedChatModel(JsonSchemaChatModel):
     def _rewrite(self, prompt: str, user: str) -> dict:
         chunk = _tag(user, "chunk")
         return {"context": " ".join(chunk.split()) or "(empty passage)"}
+
+    def _rewrite_summary(self, prompt: str, user: str) -> dict:
+        return {**self._rewrite(prompt, user), **self._summary(prompt, user)}
 
     def _summary(self, prompt: str, user: str) -> dict:
         chunk = " ".join(_tag(user, "chunk").split())
