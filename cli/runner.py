@@ -65,12 +65,11 @@ def execute(run: RunDir, ctx: ChunkerContext, graph_input: dict | None, thread_i
     config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
     started = time.perf_counter()
     with persistent_graph(run, ctx) as graph:
-        if graph_input is None:
-            snapshot = graph.get_state(config)
-            if not snapshot.values:  # killed before the first checkpoint: start over
-                graph_input = {"path": run.read_meta()["source"]}
-            elif not snapshot.next:  # finished; only the status update was lost
-                return snapshot.values
+        if graph_input is None and not graph.get_state(config).values:
+            # killed before the first checkpoint: start over from the source
+            graph_input = {"path": run.read_meta()["source"]}
+        # With input None, LangGraph continues from the last checkpoint: a task whose
+        # writes were saved before the crash is not run again; a finished thread is a no-op.
         for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom",
                                   durability="sync"):
             if on_event is not None:

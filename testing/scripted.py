@@ -96,10 +96,12 @@ class ScriptedChatModel(JsonSchemaChatModel):
         with self._lock:
             self._calls += 1
             number = self._calls
+        schema = kwargs.get("json_schema") or {}
+        task = schema.get("title", "")
         counter = self.counter_file or os.environ.get("CHUNKER_SCRIPTED_COUNTER")
         if counter:
             with open(counter, "a+", encoding="utf-8") as fh:
-                fh.write("call\n")
+                fh.write(f"{task or 'call'}\n")  # written as the call starts
                 fh.seek(0)
                 global_number = sum(1 for _ in fh)
             first, _, last = os.environ.get("CHUNKER_SCRIPTED_FAIL_AT", "").partition("-")
@@ -110,8 +112,6 @@ class ScriptedChatModel(JsonSchemaChatModel):
         prompt = "\n".join(str(m.content) for m in messages)
         if number in self.fail_calls:
             raise ScriptedTransientError(f"scripted failure on call {number}")
-        schema = kwargs.get("json_schema") or {}
-        task = schema.get("title", "")
         text = self._answer(task, prompt, messages[-1].content if messages else "")
         usage = {"input_tokens": len(prompt) // 4 + 1, "output_tokens": len(text) // 4 + 1}
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]

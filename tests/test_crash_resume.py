@@ -1,0 +1,117 @@
+"""SIGKILL at random points, then `chunker resume`: the tree is byte-identical to an
+uninterrupted run's, and each crash costs at most one LLM call."""
+
+import json
+import os
+import random
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from chunker.cli.rundir import RunDir
+from conftest import SHARED
+
+MODEL = "scripted:delay_ms=4"
+ARGS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "400", "--summary-count-threshold", "4",
+        "--quiet"]
+
+
+def cli(*args, env):
+    return [sys.executable, "-m", "chunker.cli.app", *map(str, args)]
+
+
+def snapshot(out: Path) -> dict[str, bytes]:
+    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+             if p.is_file() and ".chunker" not in p.parts}
+    h = json.loads(files["hierarchy.json"])
+    h["meta"]["finished_at"] = None  # the only timestamp in the tree
+    files["hierarchy.json"] = json.dumps(h, sort_keys=True).encode()
+    return files
+
+
+def in_flight(out: Path) -> str:
+    """The step the killed process was in: the next node of the last checkpoint."""
+    import sqlite3
+
+    from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
+
+    db = out / ".chunker" / "checkpoints.sqlite"
+    if not db.exists():
+        return "start"
+    row = sqlite3.connect(db).execute(
+        "SELECT type, checkpoint FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+    if row is None:
+        return "start"
+    cp = JsonPlusSerializer().loads_typed((row[0], row[1]))
+    waiting = [k.split(":", 2)[-1] for k in cp["channel_values"] if k.startswith("branch:to:")]
+    return waiting[0] if waiting else ("write_outputs" if (out / ".chunker" / "staging").exists() else "end")
+
+
+def wait_for(path: Path, proc, poll: float = 0.002) -> None:
+    deadline = time.time() + 120
+    while not path.exists() and proc.poll() is None and time.time() < deadline:
+        time.sleep(poll)
+
+
+@pytest.mark.slow
+def test_sigkill_anywhere_then_resume(tmp_path):
+    doc = tmp_path / "doc.md"
+    doc.write_text((SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000], encoding="utf-8")
+    base_env = {**os.environ}
+
+    ref_counter = tmp_path / "ref-calls.txt"
+    ref = subprocess.Popen(cli("run", doc, "--model", MODEL, "-o", tmp_path / "ref", *ARGS, env=None),
+                           env={**base_env, "CHUNKER_SCRIPTED_COUNTER": str(ref_counter)})
+    wait_for(tmp_path / "ref" / ".chunker" / "run.json", ref)
+    started = time.perf_counter()
+    assert ref.wait() == 0
+    ref_wall = time.perf_counter() - started  # from the run's start to its end
+    ref_calls = len(ref_counter.read_text().splitlines())
+    reference = snapshot(tmp_path / "ref")
+
+    rng = random.Random(20261129)
+    # aimed kills, one inside each kind of LLM call, then random ones, then one while
+    # the tree is being written
+    plan = ["Completeness", "Rewrite", "Summary", "Grouping", "Block"] + ["random"] * 6 + ["write"]
+    kills = len(plan)
+    phases, extra_calls = [], []
+    for i, aim in enumerate(plan):
+        out = tmp_path / f"out{i}"
+        counter = tmp_path / f"calls{i}.txt"
+        env = {**base_env, "CHUNKER_SCRIPTED_COUNTER": str(counter)}
+        proc = subprocess.Popen(cli("run", doc, "--model", MODEL, "-o", out, *ARGS, env=None), env=env)
+        if aim == "write":
+            wait_for(out / ".chunker" / "staging", proc, poll=0.0005)
+        elif aim == "random":
+            wait_for(out / ".chunker" / "checkpoints.sqlite", proc)
+            time.sleep(rng.uniform(0.0, ref_wall))
+        else:  # the scripted model writes the task's name as each call starts
+            skip = rng.randrange(3)
+            deadline = time.time() + 120
+            while proc.poll() is None and time.time() < deadline:
+                lines = counter.read_text().split() if counter.exists() else []
+                if lines.count(aim) > skip and lines[-1] == aim:
+                    break
+                time.sleep(0.0005)
+        proc.send_signal(signal.SIGKILL)
+        proc.wait()
+        phases.append(in_flight(out))
+        if RunDir(out).status() == "finished":
+            # a kill can land after the run finished; an OUT that looks finished is finished
+            assert snapshot(out) == reference
+        subprocess.run(cli("resume", out, "--quiet", env=None), env=env, check=True)
+        assert snapshot(out) == reference, f"kill {i} ({phases[-1]}) changed the tree"
+        extra_calls.append(len(counter.read_text().splitlines()) - ref_calls)
+
+    print(f"\nreference: {ref_calls} calls in {ref_wall:.1f}s; kills landed in {phases}; "
+          f"calls issued again per crash: {extra_calls}")
+    assert all(0 <= n <= 1 for n in extra_calls), extra_calls
+    landed = set(phases)
+    for step in ("check_completeness", "rewrite_chunk", "summarize_chunk", "group_summaries",
+                 "synthesize_block"):
+        assert step in landed, (step, phases)
+    assert landed & {"write_outputs", "end"}
