@@ -50,6 +50,9 @@ class ChunkerContext:
     min_boundary_chars: int = 8
     """A boundary phrase shorter than this is ambiguous and counts as a miss."""
 
+    rewrite_min_recall: float = 0.5
+    """A rewrite must keep at least this share of the original's content words and
+    numbers; otherwise the original itself becomes the context (facts are never lost)."""
     combine_rewrite_and_summary: bool = False
     """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
     summarize_chunk then only checks them). Off by default: small models do better with

@@ -20,6 +20,7 @@ from chunker.document.tokens import count_tokens
 from chunker.llm.calllog import log_call
 from chunker.llm.registry import get_model
 from chunker.llm.schemas import SCHEMAS
+from chunker.llm.structured import JsonSchemaChatModel
 
 
 @dataclass
@@ -45,10 +46,17 @@ def _usage(raw, prompt_text: str) -> tuple[int, int]:
 
 
 def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_text: str,
-             writer=None) -> CallResult:
-    """Ask the model for `task` (a key of SCHEMAS); never raises on bad output."""
+             writer=None, max_output_tokens: int | None = None) -> CallResult:
+    """Ask the model for `task` (a key of SCHEMAS); never raises on bad output.
+
+    `max_output_tokens` caps the answer of in-process models (a rewrite need not be much
+    longer than its chunk); servers such as Ollama stop on their own.
+    """
     schema = SCHEMAS[task]
-    runnable = _structured(get_model(ctx), schema)
+    model = get_model(ctx)
+    runnable = _structured(model, schema)
+    call_kwargs = ({"max_tokens": max_output_tokens}
+                   if max_output_tokens and isinstance(model, JsonSchemaChatModel) else {})
     system = prompts.render("system", context=context_text)
     messages = [SystemMessage(system), HumanMessage(user)]
     result = CallResult(parsed=None)
@@ -56,7 +64,7 @@ def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_te
         prompt_text = "\n\n".join(str(m.content) for m in messages)
         started = time.perf_counter()
         try:
-            out = runnable.invoke(messages)
+            out = runnable.invoke(messages, **call_kwargs)
         except Exception as exc:
             log_call(ctx.run_dir, node=node, task=task, prompt=prompt_text, response=None,
                      prompt_tokens=0, completion_tokens=0,
@@ -87,6 +95,11 @@ def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_te
             return result
         result.error = str(error)[:300]
         _add(result.stats, "invalid_outputs", 1)
+        truncated = (getattr(raw, "response_metadata", None) or {}).get("finish_reason") == "length"
+        if truncated:
+            # Cut off at the token cap: at temperature 0 a repair would loop the same way.
+            _add(result.stats, "truncated_outputs", 1)
+            break
         if attempt == 0:
             _add(result.stats, "repairs", 1)
             messages = messages + [AIMessage(response_text or ""),

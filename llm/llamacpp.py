@@ -61,7 +61,8 @@ DEFAULT_SEED = 1234
 FALLBACK_MAX_TOKENS = 512
 EXTRA_BUFFERS_ENV = "CHUNKER_LLAMACPP_EXTRA_BUFFERS"
 THREADS_ENV = "CHUNKER_LLAMACPP_THREADS"
-TASK_MAX_TOKENS = {"Completeness": 60, "Summary": 120, "Grouping": 200, "Rewrite": 900, "Block": 900}
+LONG_TASKS = ("Rewrite", "RewriteWithSummary", "Block")  # answers about as long as a chunk
+TASK_MAX_TOKENS = {"Completeness": 60, "Summary": 120, "Grouping": 200, **{t: 900 for t in LONG_TASKS}}
 
 # Strings may hold any character but '"', '\\', DEL and raw control characters; escapes stay.
 TIGHT_CHAR_RULE = (r'char ::= [^"\\\x7F\x00-\x1F] | "\\" (["\\/bfnrt] | '
@@ -202,6 +203,9 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
     """Cap on generated tokens for every call (a `max_tokens` call kwarg wins)."""
     task_max_tokens: dict[str, int] = Field(default_factory=lambda: dict(TASK_MAX_TOKENS))
     """Cap per task, keyed by the JSON schema's title."""
+    repeat_penalty: float = 1.3
+    """Small models at temperature 0 fall into repetition loops ("they are all sisters,
+    and they are all sisters, ...") that run to the token cap; a penalty breaks most."""
 
     @property
     def _llm_type(self) -> str:
@@ -231,6 +235,7 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
                 messages=chat, grammar=grammar, stop=stop or [], seed=self.seed,
                 max_tokens=self.cap_for(schema, kwargs.get("max_tokens")),
                 temperature=0.0 if greedy else self.temperature, top_k=1 if greedy else 40,
+                repeat_penalty=self.repeat_penalty,
             )
             wall_ms = (time.perf_counter() - started) * 1000
             timings = _perf(llama_cpp, llama)
@@ -265,7 +270,7 @@ def make_local_model(spec: str, ctx) -> BaseChatModel:
     n_ctx = int(ctx.context_window or 4096)
     caps = dict(TASK_MAX_TOKENS)
     if getattr(ctx, "max_chunk_tokens", None):
-        caps["Rewrite"] = caps["Block"] = max(256, round(1.5 * ctx.max_chunk_tokens))
+        caps.update({t: max(256, round(1.5 * ctx.max_chunk_tokens)) for t in LONG_TASKS})
     model = ChatLlamaCppLocal(model_path=str(path.resolve()), n_ctx=n_ctx, temperature=float(ctx.temperature),
                               task_max_tokens=caps)
     load_llama(model.model_path, n_ctx, model.seed)  # fail now, not at the first call

@@ -64,3 +64,21 @@ def first_sentences(text: str, max_chars: int) -> str:
     m = _SENTENCE_END.search(text, 20)
     first = text[:m.end()] if m else text
     return cap_text(first, max_chars) or "(empty passage)"
+
+
+_WORD = re.compile(r"[^\W_]{4,}|\d+(?:[.,]\d+)*")
+_HAS_WORDS = re.compile(r"[^\W\d_]{2,}")
+
+
+def recall(original: str, rewrite: str) -> float:
+    """Share of the original's content words (4+ letters) and numbers found in the rewrite."""
+    wanted = {w.lower() for w in _WORD.findall(original)}
+    if not wanted:
+        return 1.0
+    have = {w.lower() for w in _WORD.findall(rewrite)}
+    return len(wanted & have) / len(wanted)
+
+
+def is_prose(text: str, min_words: int = 3) -> bool:
+    """At least a few real words (rejects "...", "{ document_content }" and the like)."""
+    return len(_HAS_WORDS.findall(text)) >= min_words

@@ -11,7 +11,7 @@ from langgraph.runtime import Runtime
 from chunker import prompts
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import cap_text, clean_line, emit, first_sentences, settings, store_of
+from chunker.nodes.common import cap_text, clean_line, emit, first_sentences, is_prose, settings, store_of
 from chunker.nodes.completeness import leaf_context
 from chunker.state.schema import ChunkerState
 from chunker.state.store import get_node, node_id, put_node
@@ -32,7 +32,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime) -> dict:
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""
     summary = cap_text(clean_line(summary), cfg.summary_max_chars)
-    if not summary:
+    if not is_prose(summary):
         summary = first_sentences(record["context"], cfg.summary_max_chars)
         stats["fallback.summary"] = 1
     record.update(summary=summary, summary_tokens=count_tokens(summary), slug_hint=slug_hint)

@@ -13,7 +13,7 @@ from chunker import prompts
 from chunker.context.builder import ContextBuilder, block_candidates
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import cap_text, clean_line, first_sentences, settings, store_of
+from chunker.nodes.common import cap_text, clean_line, first_sentences, is_prose, settings, store_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import get_node, node_id, put_node
 
@@ -46,10 +46,10 @@ def synthesize_block(state: ChunkerState, runtime: Runtime) -> dict:
     answer = result.parsed
     block_context = (answer.context.strip() if answer else "")
     summary = cap_text(clean_line(answer.summary if answer else ""), cfg.summary_max_chars)
-    if not block_context:
+    if not is_prose(block_context):
         block_context = "\n\n".join(c["summary"] for c in children)
         stats["fallback.synthesize"] = 1
-    if not summary:
+    if not is_prose(summary):
         summary = first_sentences(block_context, cfg.summary_max_chars)
         stats["fallback.summary"] = stats.get("fallback.summary", 0) + 1
 

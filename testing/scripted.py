@@ -60,6 +60,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
     """Answer this slug for every node (hostile-slug tests)."""
     summary: str | None = None
     """Answer this summary for every node (hostile-label tests)."""
+    rewrite: str | None = None
+    """Answer this context for every rewrite (unfaithful-rewrite tests)."""
     counter_file: str | None = None
     """Append one line per call to this file, so a test can count calls across processes."""
 
@@ -86,7 +88,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
                 kwargs[key] = int(value)
             elif key == "delay_ms":
                 kwargs[key] = float(value)
-            elif key in ("slug", "summary", "counter_file"):
+            elif key in ("slug", "summary", "rewrite", "counter_file"):
                 kwargs[key] = value
             else:
                 raise ValueError(f"unknown scripted-model option {key!r}")
@@ -166,6 +168,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
         return {"complete": True, "boundary_phrase": phrase}
 
     def _rewrite(self, prompt: str, user: str) -> dict:
+        if self.rewrite is not None:
+            return {"context": self.rewrite}
         chunk = _tag(user, "chunk")
         return {"context": " ".join(chunk.split()) or "(empty passage)"}
 

@@ -104,3 +104,15 @@ def test_invalid_outputs_are_repaired_or_fall_back(cinderella):
     tree = out["tree"]
     assert all(n["summary"] and n["context"] for n in tree["nodes"])
     assert_lossless(tree, cinderella)
+
+
+def test_unfaithful_rewrite_and_empty_summary_fall_back(cinderella):
+    out, _ = run_text(cinderella, scripted(rewrite="The passage is rewritten to be concise.",
+                                           summary="..."), **SMALL)
+    s = out["stats"]
+    assert s["rewrite.unfaithful"] == s["fallback.rewrite"] == s["leaves"]
+    assert s["fallback.summary"] >= s["leaves"]
+    for leaf in leaves(out["tree"]):
+        assert leaf["context"] == " ".join(leaf["original"].split())  # the facts are kept
+        assert leaf["summary"] != "..." and len(leaf["summary"]) > 10
+    assert_lossless(out["tree"], cinderella)

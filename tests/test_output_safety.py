@@ -46,8 +46,9 @@ def _all_files(root: Path) -> set[str]:
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(slug=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=300)),
-       summary=st.one_of(st.sampled_from(["a | b ]] c [[d", "line1\nline2", "key: value\n- item",
-                                          "'quoted' \"double\" #hash", "---", "]]|[[", ""]),
+       summary=st.one_of(st.sampled_from(["Alpha | beta ]] gamma [[delta", "line one\nline two here",
+                                          "key: value\n- item list here", "---\nfake: frontmatter here\n---",
+                                          "'quoted' \"double\" #hash tag", "Links ]]|[[ break here", ""]),
                          st.text(max_size=200)))
 def test_no_file_outside_out_and_links_resolve(tmp_path_factory, slug, summary):
     base = tmp_path_factory.mktemp("safety")
@@ -56,3 +57,11 @@ def test_no_file_outside_out_and_links_resolve(tmp_path_factory, slug, summary):
     created = _all_files(base.parent) - sentinel_parent
     assert all(Path(p).resolve().is_relative_to(base.resolve()) for p in created)
     check_markdown_tree(out)
+
+
+def test_exported_schema_is_current():
+    import json
+
+    from chunker.output.hierarchy import SCHEMA_FILE, Hierarchy
+
+    assert json.loads(SCHEMA_FILE.read_text()) == Hierarchy.model_json_schema()
