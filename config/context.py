@@ -60,6 +60,10 @@ class ChunkerContext:
 
     context_budget_tokens: int | None = None
     """Hard cap on the injected context (predecessor, level summaries, earlier chunks)."""
+    context_order: Literal["stable", "priority"] = "stable"
+    """How chosen context items are laid out: `stable` (slow-changing items first, so
+    consecutive prompts share a long prefix for KV-cache reuse) or `priority` (the
+    predecessor first; only for measuring what the stable order saves)."""
 
     summary_aggregation_threshold: int | None = None
     """Aggregate a level once its pending summaries hold this many tokens in total..."""

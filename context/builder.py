@@ -42,8 +42,9 @@ class ContextItem:
 class ContextBuilder:
     """Select items under a hard token budget, then render them prefix-stably."""
 
-    def __init__(self, budget_tokens: int):
+    def __init__(self, budget_tokens: int, order: str = "stable"):
         self.budget = max(0, int(budget_tokens))
+        self.stable = order == "stable"
 
     def select(self, candidates: Iterable[ContextItem]) -> list[ContextItem]:
         left = self.budget
@@ -62,7 +63,7 @@ class ContextBuilder:
                                              it.position))
 
     def render(self, items: Iterable[ContextItem]) -> str:
-        ordered = self.order(items)
+        ordered = self.order(items) if self.stable else list(items)
         if not ordered:
             return "<document_context>\n(this is the start of the document)\n</document_context>"
         parts = ["<document_context>"]

@@ -16,7 +16,7 @@ def leaf_context(state: ChunkerState, runtime: Runtime) -> str:
     cfg = settings(runtime)
     candidates = leaf_candidates(store_of(runtime), state["doc_id"], state["leaf_count"],
                                  state.get("latest") or [])
-    return ContextBuilder(cfg.context_budget_tokens).build(candidates)
+    return ContextBuilder(cfg.context_budget_tokens, cfg.context_order).build(candidates)
 
 
 def _ask(state: ChunkerState, runtime: Runtime, task: str, node: str, **extra: str) -> dict:

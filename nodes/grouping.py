@@ -30,7 +30,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime) -> dict:
     user = prompts.render("group", items="\n".join(lines), count=n,
                           min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
                           nudge=state.get("group_nudge", ""))
-    context = ContextBuilder(cfg.context_budget_tokens).build(
+    context = ContextBuilder(cfg.context_budget_tokens, cfg.context_order).build(
         block_candidates(store, state["doc_id"], level, state.get("latest") or []))
     result = call_llm(cfg, node="group_summaries", task="group", user=user, context_text=context,
                       writer=runtime.stream_writer)

@@ -37,7 +37,7 @@ def synthesize_block(state: ChunkerState, runtime: Runtime) -> dict:
     group, rest = state["groups_todo"][0], state["groups_todo"][1:]
     children = [get_node(store, doc_id, cid) for cid in group]
     latest = list(state.get("latest") or [])
-    context = ContextBuilder(cfg.context_budget_tokens).build(
+    context = ContextBuilder(cfg.context_budget_tokens, cfg.context_order).build(
         block_candidates(store, doc_id, level - 1, latest))
     user = prompts.render("synthesize", children=children_text(children, cfg.context_window // 2))
     result = call_llm(cfg, node="synthesize_block", task="synthesize", user=user,
