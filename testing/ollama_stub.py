@@ -25,6 +25,11 @@ CANNED = {
 }
 
 
+class _QuietServer(ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        pass  # a client that gave up (timeout test) closes the socket mid-answer
+
+
 class OllamaStub:
     def __init__(self, models=("qwen3:8b",)):
         self.models = list(models)
@@ -32,9 +37,11 @@ class OllamaStub:
         self.fail_next = 0          # answer this many chat requests with HTTP 500
         self.down = False           # answer every chat request with HTTP 500
         self.drop_next = 0          # close the connection without answering
-        self.stall_s = 0.0          # sleep before answering
+        self.stall_s = 0.0          # sleep before answering...
+        self.stall_next = 0         # ...this many chat requests (0: all of them)
+        self.stalled = 0
         self.content: str | None = None  # override the answer text (e.g. invalid JSON)
-        self._server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
+        self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
@@ -96,7 +103,8 @@ class OllamaStub:
                     self.close_connection = True
                     self.connection.close()
                     return
-                if stub.stall_s:
+                if stub.stall_s and (stub.stall_next == 0 or stub.stalled < stub.stall_next):
+                    stub.stalled += 1
                     time.sleep(stub.stall_s)
                 if stub.down or stub.fail_next > 0:
                     stub.fail_next = max(0, stub.fail_next - 1)

@@ -150,3 +150,30 @@ def test_bad_settings_exit_2(tmp_path):
 
 def test_resume_of_nothing_is_a_usage_error(tmp_path):
     assert chunker("resume", tmp_path / "nothing", check=2).returncode == 2
+
+
+INJECTION = Path(__file__).resolve().parent / "fixtures" / "injection.txt"
+
+
+@pytest.mark.parametrize("name,text", [
+    ("crlf", "First line here.\r\nSecond line here.\r\n\r\nNew paragraph.\r\n" * 40),
+    ("mixed", "Unix line.\nWindows line.\r\nOld Mac line.\rEnd.\n" * 60),
+    ("nopunct", " ".join(["word"] * 3000)),
+    ("longline", "x" * 50_000),
+    ("unicode", ("Zero\u200bwidth joiner\u200d here. \u05e9\u05dc\u05d5\u05dd \u05e2\u05d5\u05dc\u05dd. "
+                 "Emoji \U0001f600\U0001f469\u200d\U0001f469\u200d\U0001f467 and e\u0301 combining. ") * 80),
+    ("tiny", "Short."),
+    ("injection", INJECTION.read_text(encoding="utf-8") * 3),
+])
+def test_hard_inputs_succeed_losslessly(tmp_path, name, text):
+    doc = tmp_path / f"{name}.txt"
+    doc.write_bytes(text.encode("utf-8"))
+    out = tmp_path / "out"
+    chunker("run", doc, "--model", "scripted:paraphrase=0.3,invalid_json=0.1,bad_groups=0.3", "-o", out,
+            "--min-chunk-tokens", "100", "--max-chunk-tokens", "300", "--quiet", check=0)
+    h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+    leaves = sorted((n for n in h["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
+    assert "".join(n["original"] for n in leaves) == text
+    check_markdown_tree(out)
+    if name == "longline":
+        assert all(n["forced_split"] for n in leaves[:-1]) and len(leaves) > 10

@@ -55,6 +55,8 @@ def test_cost(finished_run, tmp_path):
         stats["tokens.prompt"] / count_tokens(text), abs=1e-6)
     assert run["forced_split_rate"] == pytest.approx(stats.get("forced_splits", 0) / len(leaves), abs=1e-6)
     assert run["wall_s"] > 0
+    by_kind = {k.split(".", 2)[2] for k in stats if k.startswith("tokens.prompt.")}
+    assert set(run["prompt_tokens_per_source_token_by_kind"]) == by_kind
     md = (tmp_path / "cost.md").read_text()
     assert "cost_calls.png" in md and (tmp_path / "cost_calls.png").stat().st_size > 1000
 
@@ -84,6 +86,7 @@ def test_fidelity_counts_planted_faults(finished_run, tmp_path):
     leaves[1]["summary"] = ""
     leaves[2]["summary"] = "One. Two. Three."
     leaves[2]["slug"] = "Bad Slug!"
+    leaves[2]["context"] = "  " + leaves[2]["original"].replace("\n", " ")  # a fallback copy
     for n in h["nodes"]:
         if n["level"] > 0:
             n["context"] = "A block overview."
@@ -96,9 +99,12 @@ def test_fidelity_counts_planted_faults(finished_run, tmp_path):
     assert by_id[leaves[1]["id"]]["retention"]["names_kept"] == 0
     assert by_id[leaves[1]["id"]]["summary_empty"]
     assert by_id[leaves[2]["id"]]["summary_too_long"] and not by_id[leaves[2]["id"]]["slug_valid"]
+    assert by_id[leaves[2]["id"]]["context_is_original"] and not by_id[leaves[1]["id"]]["context_is_original"]
+    assert by_id[leaves[1]["id"]]["context_ratio"] < 0.5 <= by_id[leaves[2]["id"]]["context_ratio"]
     o = run["overall"]
     assert o["pronoun_opening_blocks"] == 0
     assert o["slug_valid"] == pytest.approx(1 - 1 / o["nodes"])
+    assert o["context_is_original"] >= 1 / o["leaves"] and o["context_shrunk"] >= 1 / o["leaves"]
 
 
 def test_fidelity_heuristics():
@@ -128,7 +134,8 @@ def test_not_a_finished_run_is_a_usage_error(tmp_path):
 def test_segmentation_on_two_choi_documents(tmp_path):
     docs = [CORPUS / "choi-3-5" / "0.ref", CORPUS / "choi-3-5" / "1.ref"]
     _eval("segmentation", *docs, "--model", "scripted", "--out", tmp_path, "-q",
-          "-b", "fixed-tokens", "-b", "recursive", "-b", "random", "--set", "min_chunk_tokens=150")
+          "-b", "fixed-tokens", "-b", "recursive", "-b", "random", "--set", "min_chunk_tokens=150",
+          "--keep-runs", tmp_path / "runs")
     data = json.loads((tmp_path / "segmentation.json").read_text())
     assert [d["name"] for d in data["documents"]] == ["0", "1"] and not data["failed"]
     assert data["overrides"] == {"min_chunk_tokens": 150}
@@ -144,6 +151,12 @@ def test_segmentation_on_two_choi_documents(tmp_path):
         assert d["methods"]["chunker"]["llm"]["calls.total"] > 0
     summary = data["summary"]["choi-3-5"]
     assert summary["chunker"]["documents"] == 2 and "calls.total" in summary["chunker"]
+    # the kept trees are run directories that eval cost and fidelity accept
+    kept = tmp_path / "runs" / "choi-3-5" / "1"
+    _eval("cost", kept, "--out", tmp_path / "c", "-q")
+    cost = json.loads((tmp_path / "c" / "cost.json").read_text())["runs"][0]
+    assert cost["calls"]["total"] == data["documents"][1]["methods"]["chunker"]["llm"]["calls.total"]
+    _eval("fidelity", kept, "--out", tmp_path / "f", "-q")
     md = (tmp_path / "segmentation.md").read_text()
     for png in ("segmentation_metrics.png", "segmentation_strip_choi-3-5.png"):
         assert png in md and (tmp_path / png).stat().st_size > 1000
@@ -157,3 +170,30 @@ def test_segmentation_usage_errors(tmp_path):
         assert result.exit_code == 2, extra
     result = runner.invoke(eval_app, ["segmentation", str(tmp_path / "none"), "-m", "scripted"])
     assert result.exit_code == 2
+
+
+def test_boundary_only_mode_routes_only_completeness_to_the_model(tmp_path):
+    from chunker.evaluation.hybrid import BoundaryOnlyModel
+    from chunker.llm.registry import get_model
+    from chunker.config.context import ChunkerContext
+
+    doc = CORPUS / "choi-3-5" / "2.ref"
+    _eval("segmentation", doc, "-m", "scripted", "--boundary-only", "-b", "random", "-o", tmp_path, "-q")
+    data = json.loads((tmp_path / "segmentation.json").read_text())
+    assert data["model"] == "boundary-only:scripted" and data["documents"][0]["methods"]["chunker"]["segments"] >= 1
+    model = get_model(ChunkerContext(model="boundary-only:scripted"))
+    assert isinstance(model, BoundaryOnlyModel)
+    calls = []
+
+    class Spy:
+        def __init__(self, name):
+            self.name = name
+
+        def _generate(self, messages, **kw):
+            calls.append((self.name, kw["json_schema"]["title"]))
+
+    spy = BoundaryOnlyModel.model_construct(boundary=Spy("real"), rest=Spy("stand-in"))
+    for title in ("Completeness", "Rewrite", "Summary", "Grouping", "Block"):
+        BoundaryOnlyModel._generate(spy, [], json_schema={"title": title})
+    assert calls == [("real", "Completeness"), ("stand-in", "Rewrite"), ("stand-in", "Summary"),
+                     ("stand-in", "Grouping"), ("stand-in", "Block")]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata
 import json
+import os
 import re
 import sys
 import threading
@@ -40,8 +41,33 @@ PROMPTS = {
                 "[3] Paintings in the Louvre.\n</items>",
     "Block": 'Task: write the section that covers the passages below. Answer {"context": "...", '
              f'"summary": "...", "slug": "eiffel-tower"}}.\n<children>\n{TEXT}\n</children>',
+    "RewriteWithSummary": 'Task: rewrite the passage so that it stands on its own, and summarise it. Answer '
+                          f'{{"context": "...", "summary": "...", "slug": "eiffel-tower"}}.\n<chunk>\n{TEXT}\n</chunk>',
 }
+
+
+def prompt_for(schema) -> str:
+    """The task prompt for a schema; a schema added later gets a generic one."""
+    if schema.__name__ in PROMPTS:
+        return PROMPTS[schema.__name__]
+    shape = json.dumps({name: "..." for name in schema.model_fields})
+    return f"Task: answer about the passage. Answer {shape}.\n<chunk>\n{TEXT}\n</chunk>"
 CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_thread_unless_told():
+    """llama.cpp's workers spin at barriers and collapse when the CPUs are shared with
+    other busy processes (tests often are), so these tests use one thread unless
+    CHUNKER_LLAMACPP_THREADS says otherwise; the Llama they load is dropped afterwards."""
+    patch = pytest.MonkeyPatch()
+    if not os.environ.get(llamacpp.THREADS_ENV):
+        patch.setenv(llamacpp.THREADS_ENV, "1")
+    before = set(llamacpp._LLAMAS)
+    yield
+    patch.undo()
+    for key in set(llamacpp._LLAMAS) - before:
+        llamacpp._LLAMAS.pop(key, None)
 
 
 @pytest.fixture(scope="module")
@@ -74,7 +100,7 @@ def test_registry_builds_the_local_model(ctx, model):
 @pytest.mark.parametrize("schema", sorted({s for s in SCHEMAS.values()}, key=lambda s: s.__name__),
                          ids=lambda s: s.__name__)
 def test_structured_call_returns_a_valid_object(model, schema):
-    out = model.with_structured_output(schema, include_raw=True).invoke(messages(PROMPTS[schema.__name__]))
+    out = model.with_structured_output(schema, include_raw=True).invoke(messages(prompt_for(schema)))
     assert out["parsing_error"] is None, out["raw"].content
     assert isinstance(out["parsed"], schema)
     raw = out["raw"]
@@ -107,8 +133,8 @@ def test_tightened_grammar_compiles_for_every_schema(model):
     for schema in set(SCHEMAS.values()):
         stock = json_schema_to_gbnf(json.dumps(schema.model_json_schema()))
         tight = llamacpp.tighten_grammar(stock)
-        if schema.__name__ == "Grouping":  # integers only: no string rule to tighten
-            assert "char ::=" not in stock and tight == stock
+        if "char ::=" not in stock:  # no string field (Grouping): nothing to tighten
+            assert tight == stock
         else:
             assert llamacpp.TIGHT_CHAR_RULE in tight.splitlines() and tight != stock
         assert llamacpp.grammar_compiles(llama, tight)

@@ -115,3 +115,13 @@ def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path):
         a = json.loads((out / "hierarchy.json").read_text())
         b = json.loads((out2 / "hierarchy.json").read_text())
         assert [n["span"] for n in a["nodes"]] == [n["span"] for n in b["nodes"]]
+
+
+def test_timeouts_are_retried_with_backoff(stub):
+    from conftest import assert_lossless, run_text
+
+    stub.stall_s, stub.stall_next = 2.0, 2  # the first two requests outlast the client timeout
+    text = "A short document about timeouts. It has two sentences."
+    out, _ = run_text(text, "ollama:qwen3:8b", attempts=3, llm_timeout_s=0.5)
+    assert stub.stalled == 2 and len(stub.chat_requests()) >= 3
+    assert_lossless(out["tree"], text)
