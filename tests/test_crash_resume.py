@@ -77,7 +77,6 @@ def test_sigkill_anywhere_then_resume(tmp_path):
     # aimed kills, one inside each kind of LLM call, then random ones, then one while
     # the tree is being written
     plan = ["Completeness", "Rewrite", "Summary", "Grouping", "Block"] + ["random"] * 6 + ["write"]
-    kills = len(plan)
     phases, extra_calls = [], []
     for i, aim in enumerate(plan):
         out = tmp_path / f"out{i}"

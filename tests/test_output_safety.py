@@ -1,6 +1,5 @@
 """Nothing a model says can write outside OUT or break a link or a frontmatter block."""
 
-import os
 from pathlib import Path
 
 import pytest
