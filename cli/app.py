@@ -18,6 +18,7 @@ import typer
 import yaml
 from rich.console import Console
 
+from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.progress import RunProgress, print_stats
 from chunker.cli.rundir import RunDir, RunDirError
@@ -175,6 +176,7 @@ def resume(
 
 
 app.command("inspect")(inspect_command)
+app.add_typer(eval_app, name="eval")
 
 
 def main() -> None:

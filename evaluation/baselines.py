@@ -23,7 +23,7 @@ import functools
 import os
 import random
 import zlib
-from typing import Callable
+from collections.abc import Callable
 
 from chunker.document.tokens import encoding
 from chunker.evaluation.gold import GoldDoc

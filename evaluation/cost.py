@@ -4,7 +4,8 @@ From OUT/hierarchy.json (`meta.stats`, `meta.source_chars`, the leaves) and
 OUT/.chunker/run.json (`wall_s`):
 
 - LLM calls by kind (`calls.<kind>` stats) per leaf, and in total;
-- prompt and completion tokens per source token, where source tokens are
+- prompt and completion tokens per source token (prompt tokens also by call kind, from
+  the `tokens.prompt.<kind>` stats where the run records them), where source tokens are
   `count_tokens` (cl100k_base) of the concatenated leaf originals, i.e. of the source;
 - boundary outcomes per leaf (`boundary.<outcome>`: match, retry_match, window, end,
   fallback), the forced-split rate (`forced_splits` / leaves), and every `fallback.*`
@@ -43,6 +44,7 @@ def evaluate_cost(run_dir: str | Path) -> dict:
     calls = {k.split(".", 1)[1]: v for k, v in stats.items() if k.startswith("calls.")}
     calls.setdefault("total", sum(calls.values()))
     prompt, completion = stats.get("tokens.prompt", 0), stats.get("tokens.completion", 0)
+    by_kind = {k.split(".", 2)[2]: v for k, v in stats.items() if k.startswith("tokens.prompt.")}
     boundary = {k.split(".", 1)[1]: v for k, v in stats.items() if k.startswith("boundary.")}
     fallbacks = {k.split(".", 1)[1]: v for k, v in stats.items() if k.startswith("fallback.")}
     fallback_rates = {}
@@ -59,6 +61,7 @@ def evaluate_cost(run_dir: str | Path) -> dict:
         "tokens": {"prompt": prompt, "completion": completion, "total": prompt + completion},
         "prompt_tokens_per_source_token": _ratio(prompt, source_tokens),
         "completion_tokens_per_source_token": _ratio(completion, source_tokens),
+        "prompt_tokens_per_source_token_by_kind": {k: _ratio(v, source_tokens) for k, v in by_kind.items()},
         "boundary_per_leaf": {k: _ratio(v, n_leaves) for k, v in boundary.items()},
         "forced_split_rate": _ratio(stats.get("forced_splits", 0), n_leaves),
         "fallback_rates": fallback_rates,

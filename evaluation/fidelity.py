@@ -12,6 +12,8 @@ Checks on a finished run directory (OUT/hierarchy.json), per node and overall:
   word is capitalised mid-sentence elsewhere in the leaf. Matching is per word, whole
   word, case-insensitive. Heuristic limits: all-caps headings count as names; names
   only ever at a sentence start are missed.
+- **Shrunk contexts (leaves).** A context shorter than half its original (whitespace
+  collapsed) cannot hold the chunk's content, whatever the entity counts say.
 - **Unresolved opening pronoun (all nodes).** The context's first word (Markdown marks
   and quotes skipped) is a third-person pronoun or a demonstrative (`PRONOUNS`): "It
   ...", "They ...", "This ...". Expletive "It is ..." counts too: an over-count.
@@ -20,7 +22,9 @@ Checks on a finished run directory (OUT/hierarchy.json), per node and overall:
 - **Slug validity (all nodes).** `chunker.output.slugs.is_valid_slug`.
 
 Shares are micro (kept / found over all leaves) and macro (mean of per-leaf shares,
-leaves that have no number or name left out).
+leaves that have no number or name left out). A context identical to its original up to whitespace (the
+rewrite fell back to the source text) keeps everything trivially, so the share of such
+leaves is reported, and `retention_rewritten` counts only the leaves really rewritten.
 """
 
 from __future__ import annotations
@@ -34,9 +38,10 @@ from chunker.output.slugs import is_valid_slug
 
 SUMMARY_MAX_SENTENCES = 2
 SUMMARY_MAX_CHARS = 400
-PRONOUNS = frozenset("""he she it they him her his hers its their theirs them himself herself
-itself themselves this that these those such""".split())
-NAME_STOP = frozenset("""I I'm I've I'd I'll Mr Mrs Ms Dr St A An The OK""".split())
+SHRUNK_BELOW = 0.5
+"""A leaf context under half its original's length (whitespace collapsed) has lost content."""
+PRONOUNS = frozenset(["he", "she", "it", "they", "him", "her", "his", "hers", "its", "their", "theirs", "them", "himself", "herself", "itself", "themselves", "this", "that", "these", "those", "such"])
+NAME_STOP = frozenset(["I", "I'm", "I've", "I'd", "I'll", "Mr", "Mrs", "Ms", "Dr", "St", "A", "An", "The", "OK"])
 _NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 _WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
 _LEADING = re.compile(r"^[\s#>*_\-\"'\u201c\u2018\u201d\u2019(\[`]+")
@@ -106,6 +111,10 @@ def summary_shape(summary: str) -> dict:
     return {"empty": not s, "too_long": too_long, "sentences": sentences, "chars": len(s)}
 
 
+def _norm(text: str | None) -> str:
+    return " ".join((text or "").split())
+
+
 def _share(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
@@ -122,6 +131,8 @@ def evaluate_fidelity(run_dir: str | Path) -> dict:
                **{f"summary_{k}": v for k, v in summary_shape(node.summary).items()}}
         if node.level == 0:
             rec["retention"] = retention(node.original or "", node.context)
+            rec["context_is_original"] = _norm(node.context) == _norm(node.original)
+            rec["context_ratio"] = len(_norm(node.context)) / max(1, len(_norm(node.original)))
         nodes.append(rec)
     return {"kind": "fidelity", "run_dir": str(Path(run_dir)), "model": h.meta.model,
             "doc_id": h.meta.doc_id, "nodes": nodes, "overall": overall(nodes)}
@@ -134,8 +145,14 @@ def overall(nodes: list[dict]) -> dict:
     found = sum(r["numbers"] + r["names"] for r in ret)
     kept = sum(r["numbers_kept"] + r["names_kept"] for r in ret)
     num_found, name_found = sum(r["numbers"] for r in ret), sum(r["names"] for r in ret)
+    rewritten = [n["retention"] for n in leaves if not n.get("context_is_original")]
+    r_found = sum(r["numbers"] + r["names"] for r in rewritten)
+    r_kept = sum(r["numbers_kept"] + r["names_kept"] for r in rewritten)
     return {
         "nodes": len(nodes), "leaves": len(leaves), "blocks": len(blocks),
+        "context_is_original": _share([bool(n.get("context_is_original")) for n in leaves]),
+        "retention_rewritten": r_kept / r_found if r_found else None,
+        "context_shrunk": _share([n.get("context_ratio", 1.0) < SHRUNK_BELOW for n in leaves]),
         "retention_micro": kept / found if found else None,
         "retention_macro": Summary.of(r["share"] for r in ret if r["share"] is not None).as_dict(),
         "numbers_retention": sum(r["numbers_kept"] for r in ret) / num_found if num_found else None,

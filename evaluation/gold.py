@@ -25,9 +25,10 @@ from __future__ import annotations
 
 import bisect
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Iterable, Literal, Sequence
+from typing import Literal
 
 from chunker.evaluation.metrics import boundaries_to_masses, masses_to_boundaries
 
@@ -58,9 +59,6 @@ class GoldDoc:
     def boundaries(self) -> list[int]:
         """Unit indices where a reference segment starts (0 excluded)."""
         return masses_to_boundaries(self.masses)
-
-    def unit_boundary_chars(self) -> list[int]:
-        return list(self.offsets)
 
     def snap(self, char_offsets: Iterable[int]) -> tuple[list[int], list[int]]:
         """Char offsets of segment starts -> (unit boundaries, distance in chars each moved)."""

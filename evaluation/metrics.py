@@ -18,10 +18,10 @@ normalisation by N - k are exactly those of the `segeval` package (tested agains
 from __future__ import annotations
 
 import math
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from itertools import accumulate
 from statistics import mean, pstdev
-from typing import Iterable, Sequence
 
 
 def masses_to_boundaries(masses: Sequence[int]) -> list[int]:
@@ -85,6 +85,27 @@ def window_diff(reference: Sequence[int], hypothesis: Sequence[int], k: int | No
     return errors / (n - k)
 
 
+def boundary_precision_recall(reference: Sequence[int], hypothesis: Sequence[int],
+                              tolerance: int = 0) -> tuple[float | None, float | None]:
+    """Share of hypothesis boundaries within `tolerance` units of a reference boundary
+    (precision), and of reference boundaries within `tolerance` of a hypothesis one (recall).
+
+    None where there is nothing to share (no boundary on that side). Unlike Pk, precision
+    does not punish a segmentation for being coarser than the reference: it asks only
+    whether the cuts that were made fall on topic shifts.
+    """
+    if sum(reference) != sum(hypothesis):
+        raise ValueError(f"reference covers {sum(reference)} units, hypothesis {sum(hypothesis)}")
+    ref, hyp = masses_to_boundaries(reference), masses_to_boundaries(hypothesis)
+
+    def near(b: int, others: list[int]) -> bool:
+        return any(abs(b - o) <= tolerance for o in others)
+
+    precision = sum(near(b, ref) for b in hyp) / len(hyp) if hyp else None
+    recall = sum(near(b, hyp) for b in ref) / len(ref) if ref else None
+    return precision, recall
+
+
 @dataclass(frozen=True)
 class Summary:
     """Mean, population standard deviation, minimum, maximum and count of some values."""
@@ -96,7 +117,7 @@ class Summary:
     n: int
 
     @classmethod
-    def of(cls, values: Iterable[float]) -> "Summary":
+    def of(cls, values: Iterable[float]) -> Summary:
         vals = [float(v) for v in values if v is not None and not math.isnan(float(v))]
         if not vals:
             return cls(float("nan"), float("nan"), float("nan"), float("nan"), 0)

@@ -66,15 +66,19 @@ def segmentation_markdown(result: dict, images: dict[str, str], title: str | Non
              + (f"; failed: {len(result['failed'])}" if result["failed"] else "")
              + (f"; not run (time budget): {len(result['skipped'])}" if result["skipped"] else ""),
              f"- units: `{result['units']}` (leaf and baseline boundaries snapped to the nearest "
-             "sentence unit); k = half the mean gold segment length in units, rounded, at least 2",
+             "sentence unit); k = half the mean gold segment length in units, rounded, at least 2; "
+             "boundary precision / recall: exact unit match (precision is blind to coarseness: do the "
+             "cuts made fall on gold boundaries?)",
              f"- baselines sized per document to the chunker's segment count: "
              f"{', '.join(result['baselines']) or 'none'} (random seed {result['seed']})",
              f"- wall time: {fmt(result['wall_s'], 1)} s", ""]
     for group, methods in result["summary"].items():
         lines += [f"{h}# {group}", "",
-                  table(["method", "docs", "Pk", "WindowDiff", "segments / doc", "units / segment"],
-                        [[m, s["documents"], ms(s["pk"]), ms(s["windowdiff"]), ms(s["segments"], 1),
-                          ms(s["segment_units"], 1)] for m, s in methods.items()]), ""]
+                  table(["method", "docs", "Pk", "WindowDiff", "boundary precision", "boundary recall",
+                         "segments / doc", "units / segment"],
+                        [[m, s["documents"], ms(s["pk"]), ms(s["windowdiff"]), ms(s.get("precision", {})),
+                          ms(s.get("recall", {})), ms(s["segments"], 1), ms(s["segment_units"], 1)]
+                         for m, s in methods.items()]), ""]
         ch = methods.get("chunker")
         if ch and ch["documents"]:
             lines += [f"Chunker cost on {group}: {ch['calls.total']['total']} LLM calls "
@@ -134,7 +138,8 @@ def write_segmentation(result: dict, out_dir: str | Path, stem: str = "segmentat
 
 # -- fidelity ----------------------------------------------------------------------------
 
-FIDELITY_COLUMNS = ("retention_micro", "numbers_retention", "names_retention",
+FIDELITY_COLUMNS = ("retention_micro", "context_is_original", "retention_rewritten", "context_shrunk",
+                    "numbers_retention", "names_retention",
                     "pronoun_opening_leaves", "pronoun_opening_blocks", "summary_empty",
                     "summary_too_long", "slug_valid")
 
@@ -147,17 +152,20 @@ def write_fidelity(runs: list[dict], out_dir: str | Path, stem: str = "fidelity"
     out = Path(out_dir)
     out.mkdir(parents=True, exist_ok=True)
     bars = plots.share_bars({_label(r): {k: r["overall"][k] for k in
-                                         ("retention_micro", "pronoun_opening_leaves", "summary_bad",
-                                          "slug_valid")} for r in runs},
+                                         ("retention_micro", "context_is_original", "context_shrunk",
+                                          "pronoun_opening_leaves", "summary_bad", "slug_valid")}
+                                for r in runs},
                             out / f"{stem}_overall.png", "Fidelity per run (shares)")
     hist = plots.histogram([n["retention"]["share"] for r in runs for n in r["nodes"]
                             if n["level"] == 0], out / f"{stem}_retention.png",
                            "Numbers and names kept in the context, per leaf", "share kept")
     lines = ["# Fidelity of contexts, summaries and slugs", "",
              "Heuristics: see `chunker.evaluation.fidelity` (numbers = digit runs; names = "
-             "capitalised words not only sentence-initial; pronoun = the context's first word is "
-             "a third-person pronoun or demonstrative; a summary is too long past 2 sentences or "
-             "400 characters).", "",
+             "capitalised words not only sentence-initial; `context_is_original`: the context is the "
+             "source text (a rewrite fallback), which keeps every entity trivially; "
+             "`retention_rewritten`: retention over the other leaves; `context_shrunk`: context under "
+             "half the original's length; pronoun = the context's first word is a third-person "
+             "pronoun or demonstrative; a summary is too long past 2 sentences or 400 characters).", "",
              table(["run", "model", "leaves", "blocks", *FIDELITY_COLUMNS],
                    [[_label(r), f"`{r['model']}`", r["overall"]["leaves"], r["overall"]["blocks"],
                      *(r["overall"][c] for c in FIDELITY_COLUMNS)] for r in runs]), "",
@@ -165,8 +173,10 @@ def write_fidelity(runs: list[dict], out_dir: str | Path, stem: str = "fidelity"
     for r in runs:
         bad = [n for n in r["nodes"] if n["opening_pronoun"] or n["summary_empty"]
                or n["summary_too_long"] or not n["slug_valid"]
-               or (n["level"] == 0 and (n["retention"]["share"] or 1) < 0.5)]
+               or (n["level"] == 0 and ((n["retention"]["share"] or 1) < 0.5
+                                        or n.get("context_ratio", 1) < 0.5))]
         rows = [[n["id"], fmt(n["retention"]["share"]) if n["level"] == 0 else "–",
+                 fmt(n["context_ratio"], 2) if n["level"] == 0 else "–",
                  ", ".join(n["retention"]["missing"][:6]) if n["level"] == 0 else "",
                  n["opening_pronoun"] or "", "empty" if n["summary_empty"] else
                  (f"{n['summary_sentences']} sent., {n['summary_chars']} chars"
@@ -174,7 +184,8 @@ def write_fidelity(runs: list[dict], out_dir: str | Path, stem: str = "fidelity"
                 for n in bad[:50]]
         lines += [f"## {_label(r)}: nodes with a problem ({len(bad)} of {len(r['nodes'])})", ""]
         if rows:
-            lines += [table(["node", "kept", "missing", "pronoun", "summary", "slug"], rows), ""]
+            lines += [table(["node", "kept", "context/original", "missing", "pronoun", "summary", "slug"],
+                            rows), ""]
     md = out / f"{stem}.md"
     md.write_text("\n".join(lines) + "\n", encoding="utf-8")
     return {"report": md, "json": write_json(out / f"{stem}.json", {"kind": "fidelity", "runs": runs}),
@@ -201,6 +212,11 @@ def write_cost(runs: list[dict], total: dict, out_dir: str | Path, stem: str = "
     kinds = sorted({k for r in runs for k in r["calls_per_leaf"]})
     lines += [table(["run", *kinds], [[_label(r), *(r["calls_per_leaf"].get(k) for k in kinds)]
                                       for r in runs]), ""]
+    pkinds = sorted({k for r in runs for k in r.get("prompt_tokens_per_source_token_by_kind", {})})
+    if pkinds:
+        lines += ["Prompt tokens per source token, by call kind:", "",
+                  table(["run", *pkinds], [[_label(r), *(r["prompt_tokens_per_source_token_by_kind"].get(k)
+                                                         for k in pkinds)] for r in runs]), ""]
     outcomes = sorted({k for r in runs for k in r["boundary_per_leaf"]})
     fb = sorted({k for r in runs for k in r["fallback_rates"]})
     lines += ["Boundary outcomes per leaf and fallback rates (rewrite: per leaf; summary: per node; "

@@ -9,13 +9,21 @@ reported and left out of every method's figures, so that all methods cover the s
 
 from __future__ import annotations
 
+import json
 import logging
 import time
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
+from pathlib import Path
 
 from chunker.evaluation.baselines import BASELINES
 from chunker.evaluation.gold import GoldDoc
-from chunker.evaluation.metrics import Summary, pk, window_diff, window_size
+from chunker.evaluation.metrics import (
+    Summary,
+    boundary_precision_recall,
+    pk,
+    window_diff,
+    window_size,
+)
 
 log = logging.getLogger(__name__)
 CHUNKER = "chunker"
@@ -25,10 +33,9 @@ LLM_KEYS = ("calls.total", "tokens.prompt", "tokens.completion")
 
 def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
     """Leaf start offsets, stats and wall time of one in-memory chunker run."""
-    from langgraph.store.memory import InMemoryStore
-
     from chunker.config.context import ChunkerContext
     from chunker.graph import build_graph
+    from langgraph.store.memory import InMemoryStore
 
     started = time.perf_counter()
     graph = build_graph(store=InMemoryStore())
@@ -45,21 +52,42 @@ def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
         raise AssertionError(f"leaves cover {pos} of {len(text)} characters")
     return {"starts": [leaf["span"][0] for leaf in leaves],
             "stats": dict(tree["meta"].get("stats", {})),
-            "wall_s": time.perf_counter() - started}
+            "wall_s": time.perf_counter() - started, "tree": tree}
+
+
+def save_run(tree: dict, wall_s: float, run_dir: Path) -> Path:
+    """Write an in-memory tree as a minimal finished run directory (hierarchy.json and
+    .chunker/run.json with `wall_s`), so that `eval fidelity` and `eval cost` can read it."""
+    (run_dir / ".chunker").mkdir(parents=True, exist_ok=True)
+    (run_dir / "hierarchy.json").write_text(json.dumps(tree, ensure_ascii=False), encoding="utf-8")
+    meta = {"status": "finished", "model": tree["meta"].get("model"), "wall_s": round(wall_s, 3),
+            "stats": tree["meta"].get("stats", {})}
+    (run_dir / ".chunker" / "run.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    return run_dir
+
+
+def score(gold: list[int], masses: list[int], k: int) -> dict:
+    """Every figure of one segmentation (unit masses) against the gold masses."""
+    precision, recall = boundary_precision_recall(gold, masses)
+    return {"pk": pk(gold, masses, k), "windowdiff": window_diff(gold, masses, k),
+            "precision": precision, "recall": recall, "segments": len(masses), "masses": masses}
 
 
 def _score(doc: GoldDoc, masses: list[int], k: int) -> dict:
-    return {"pk": pk(doc.masses, masses, k), "windowdiff": window_diff(doc.masses, masses, k),
-            "segments": len(masses), "masses": masses}
+    return score(doc.masses, masses, k)
 
 
 def evaluate_document(doc: GoldDoc, model: str, baselines: Sequence[str],
-                      overrides: dict | None = None, seed: int = 0) -> dict:
+                      overrides: dict | None = None, seed: int = 0,
+                      keep_runs: Path | None = None) -> dict:
     k = window_size(doc.masses)
     record = {"name": doc.name, "corpus": doc.corpus, "path": doc.path, "units": doc.n_units,
               "chars": len(doc.text), "k": k, "methods": {}}
     record["methods"][GOLD] = _score(doc, doc.masses, k)
     run = run_chunker(doc.text, model, overrides)
+    if keep_runs is not None:
+        record["run_dir"] = str(save_run(run["tree"], run["wall_s"],
+                                         Path(keep_runs) / (doc.corpus or "docs") / doc.name))
     masses, moved = doc.masses_from_chars(run["starts"])
     chunk = _score(doc, masses, k)
     chunk.update(leaves=len(run["starts"]), snap_chars_mean=(sum(moved) / len(moved) if moved else 0.0),
@@ -87,6 +115,8 @@ def _method_summary(records: list[dict], method: str) -> dict:
     out = {"documents": len(rows),
            "pk": Summary.of(r["pk"] for r in rows).as_dict(),
            "windowdiff": Summary.of(r["windowdiff"] for r in rows).as_dict(),
+           "precision": Summary.of(r.get("precision") for r in rows).as_dict(),
+           "recall": Summary.of(r.get("recall") for r in rows).as_dict(),
            "segments": Summary.of(r["segments"] for r in rows).as_dict(),
            "segment_units": Summary.of(lengths).as_dict()}
     if method == CHUNKER:
@@ -109,14 +139,27 @@ def summarise(records: list[dict], methods: Sequence[str]) -> dict:
     return {g: {m: _method_summary(rs, m) for m in methods} for g, rs in groups.items()}
 
 
+def rescore(result: dict) -> dict:
+    """Recompute every document's figures and the summary from the stored masses (for
+    results saved by an earlier version)."""
+    for rec in result["documents"]:
+        gold = rec["methods"][GOLD]["masses"]
+        for res in rec["methods"].values():
+            res.update(score(gold, res["masses"], rec["k"]))
+    result["summary"] = summarise(result["documents"], result["methods"])
+    return result
+
+
 def evaluate_segmentation(docs: Iterable[GoldDoc], model: str, baselines: Sequence[str] = tuple(BASELINES),
                           *, overrides: dict | None = None, seed: int = 0,
                           time_budget_s: float | None = None, units: str = "lines",
+                          keep_runs: str | Path | None = None,
                           on_doc: Callable[[dict], None] | None = None) -> dict:
     """Score the chunker and the baselines on every document; returns all figures as one dict.
 
     `time_budget_s`: start no new document once this much wall time has passed (the
-    documents not run are listed under `skipped`).
+    documents not run are listed under `skipped`). `keep_runs`: a folder where every
+    chunker tree is saved as a run directory (`<corpus>/<name>/`) for `eval fidelity|cost`.
     """
     unknown = [b for b in baselines if b not in BASELINES]
     if unknown:
@@ -128,7 +171,8 @@ def evaluate_segmentation(docs: Iterable[GoldDoc], model: str, baselines: Sequen
             skipped.append(doc.name if not doc.corpus else f"{doc.corpus}/{doc.name}")
             continue
         try:
-            rec = evaluate_document(doc, model, baselines, overrides, seed)
+            rec = evaluate_document(doc, model, baselines, overrides, seed,
+                                    Path(keep_runs) if keep_runs is not None else None)
         except Exception as exc:  # one bad document must not sink the evaluation
             log.warning("document %s failed: %s: %s", doc.name, type(exc).__name__, exc)
             failed.append({"name": doc.name, "corpus": doc.corpus,

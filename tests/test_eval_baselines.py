@@ -3,9 +3,14 @@
 from pathlib import Path
 
 import pytest
-
-from chunker.evaluation.baselines import (depth_scores, fixed_tokens, pick_gaps, random_split,
-                                          recursive_chars, segments_of)
+from chunker.evaluation.baselines import (
+    depth_scores,
+    fixed_tokens,
+    pick_gaps,
+    random_split,
+    recursive_chars,
+    segments_of,
+)
 from chunker.evaluation.gold import load_gold
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

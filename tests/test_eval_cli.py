@@ -5,13 +5,17 @@ import shutil
 from pathlib import Path
 
 import pytest
-from typer.testing import CliRunner
-
 from chunker.cli.eval_cmd import eval_app
 from chunker.document.tokens import count_tokens
-from chunker.evaluation.fidelity import (names, numbers, opening_pronoun, retention,
-                                         summary_shape)
+from chunker.evaluation.fidelity import (
+    names,
+    numbers,
+    opening_pronoun,
+    retention,
+    summary_shape,
+)
 from chunker.evaluation.gold import load_gold
+from typer.testing import CliRunner
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
 runner = CliRunner()
@@ -173,9 +177,9 @@ def test_segmentation_usage_errors(tmp_path):
 
 
 def test_boundary_only_mode_routes_only_completeness_to_the_model(tmp_path):
+    from chunker.config.context import ChunkerContext
     from chunker.evaluation.hybrid import BoundaryOnlyModel
     from chunker.llm.registry import get_model
-    from chunker.config.context import ChunkerContext
 
     doc = CORPUS / "choi-3-5" / "2.ref"
     _eval("segmentation", doc, "-m", "scripted", "--boundary-only", "-b", "random", "-o", tmp_path, "-q")

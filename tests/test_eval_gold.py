@@ -3,7 +3,6 @@
 from pathlib import Path
 
 import pytest
-
 from chunker.evaluation.gold import gold_from_text, load_gold, parse_segments
 
 CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"

@@ -3,9 +3,16 @@
 import random
 
 import pytest
-
-from chunker.evaluation.metrics import (Summary, boundaries_to_masses, labels, masses_to_boundaries,
-                                        pk, window_diff, window_size)
+from chunker.evaluation.metrics import (
+    Summary,
+    boundaries_to_masses,
+    boundary_precision_recall,
+    labels,
+    masses_to_boundaries,
+    pk,
+    window_diff,
+    window_size,
+)
 
 # (reference masses, hypothesis masses, k, Pk, WindowDiff), each worked out by hand in the
 # comment: labels of the units, then the N - k probe positions i compared with i + k.
@@ -80,3 +87,13 @@ def test_summary():
     assert (s.mean, s.min, s.max, s.n) == (2, 1, 3, 3)
     assert s.std == pytest.approx((2 / 3) ** 0.5)
     assert Summary.of([]).n == 0
+
+
+def test_boundary_precision_recall():
+    # ref boundaries [3, 6], hyp [3, 7]: one exact hit each way; within 1 unit, both
+    assert boundary_precision_recall([3, 3, 4], [3, 4, 3]) == (0.5, 0.5)
+    assert boundary_precision_recall([3, 3, 4], [3, 4, 3], tolerance=1) == (1.0, 1.0)
+    # coarser but exact: precision 1, recall 1/2
+    assert boundary_precision_recall([3, 3, 4], [6, 4]) == (1.0, 0.5)
+    assert boundary_precision_recall([3, 3, 4], [10]) == (None, 0.0)
+    assert boundary_precision_recall([10], [5, 5]) == (0.0, None)
