@@ -45,7 +45,10 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         ck_bytes = sum(p.stat().st_size for p in ck.parent.glob("checkpoints.sqlite*"))
         st_bytes = sum(p.stat().st_size for p in st.parent.glob("store.sqlite*"))
         calls_bytes = sum(p.stat().st_size for p in st.parent.glob("calls.sqlite*"))
-        steps = sqlite3.connect(ck).execute("SELECT COUNT(*) FROM checkpoints").fetchone()[0]
+        # only the last checkpoints are kept; the latest one's metadata holds the step count
+        meta = sqlite3.connect(ck).execute(
+            "SELECT metadata FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()[0]
+        steps = json.loads(meta)["step"] + 1
         h = json.loads((run.path / "hierarchy.json").read_text())
     stats = values["stats"]
     leaves = stats["leaves"]
