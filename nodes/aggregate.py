@@ -30,10 +30,11 @@ def check_aggregation(state: ChunkerState, runtime: Runtime) -> dict:
     cfg = settings(runtime)
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
-    return {"agg_level": level, **_fresh_grouping()}
+    return {"agg_level": level, **fresh_grouping()}
 
 
-def _fresh_grouping() -> dict:
+def fresh_grouping() -> dict:
+    """Grouping bookkeeping reset for a new sweep."""
     return {"proposed": None, "group_nudge": "", "hard_failures": 0, "soft_reprompted": False,
             "group_status": None}
 

@@ -9,14 +9,13 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from chunker.nodes.aggregate import fresh_grouping
 from chunker.state.schema import ChunkerState
 
 
 def finalize_tree(state: ChunkerState, runtime: Runtime) -> dict:
     pending = [list(items) for items in state["pending"]]
     top = max(level for level, items in enumerate(pending) if items)
-    reset = {"proposed": None, "group_nudge": "", "hard_failures": 0, "soft_reprompted": False,
-             "group_status": None}
     for level in range(top + 1):
         items = pending[level]
         if not items:
@@ -28,5 +27,5 @@ def finalize_tree(state: ChunkerState, runtime: Runtime) -> dict:
             pending[level + 1].append(items[0])
             pending[level] = []
             continue
-        return {"finalizing": True, "pending": pending, "agg_level": level, **reset}
+        return {"finalizing": True, "pending": pending, "agg_level": level, **fresh_grouping()}
     raise AssertionError("finalize_tree found nothing pending")  # unreachable: top has items
