@@ -126,21 +126,3 @@ def _validate(ctx: ChunkerContext) -> None:
         raise ValueError("summary_count_threshold must be at least min_group_size")
     if ctx.expand_step < 1 or ctx.max_expansion_attempts < 1:
         raise ValueError("expand_step and max_expansion_attempts must be at least 1")
-
-
-def field_docs() -> dict[str, str]:
-    """Field name -> its docstring, for the CLI help and the README."""
-    import ast
-    import inspect
-
-    src = inspect.getsource(ChunkerContext)
-    tree = ast.parse(src)
-    docs: dict[str, str] = {}
-    body = tree.body[0].body
-    for node, nxt in zip(body, body[1:]):
-        if isinstance(node, ast.AnnAssign) and isinstance(nxt, ast.Expr) and isinstance(nxt.value, ast.Constant):
-            docs[node.target.id] = " ".join(str(nxt.value.value).split())
-    return docs
-
-
-CONFIG_FIELDS = tuple(f.name for f in dataclasses.fields(ChunkerContext))

@@ -32,10 +32,6 @@ from chunker.nodes.window import expand_window
 from chunker.nodes.write import write_outputs
 from chunker.state.schema import ChunkerInput, ChunkerOutput, ChunkerState
 
-LLM_NODES = ("check_completeness", "retry_boundary", "rewrite_chunk", "summarize_chunk",
-             "group_summaries", "synthesize_block")
-
-
 def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts,
                      initial_s: float = ChunkerContext.llm_retry_initial_s) -> RetryPolicy:
     """Transient LLM failures: exponential backoff with jitter, bounded attempts."""

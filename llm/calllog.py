@@ -72,10 +72,3 @@ def read_calls(run_dir: str | Path, limit: int | None = None) -> list[dict]:
         return [dict(row) for row in conn.execute(sql)]
     finally:
         conn.close()
-
-
-def close_all() -> None:
-    with _LOCK:
-        for conn in _CONNECTIONS.values():
-            conn.close()
-        _CONNECTIONS.clear()

@@ -11,8 +11,6 @@ import re
 import string
 from importlib import resources
 
-TASKS = ("completeness", "boundary_retry", "rewrite", "rewrite_summarize", "summarize", "group",
-         "synthesize")
 _PLACEHOLDER = re.compile(r"\$\{(\w+)\}")
 
 
