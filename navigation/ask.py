@@ -1,0 +1,70 @@
+"""Run the navigator graph on one question and return a typed result with its cost."""
+
+from __future__ import annotations
+
+import functools
+import time
+from typing import Callable
+
+from pydantic import BaseModel, Field
+
+from chunker.navigation.errors import NavigationError
+from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.tree import open_tree
+
+RECURSION_LIMIT = 100_000
+"""Graph steps allowed per walk: each leaf read costs about depth + 2 steps, and the
+budget, not the step count, is what should end a walk."""
+
+
+class NavigationResult(BaseModel):
+    """One question's walk: the answer and what it cost (what `chunker ask --json` prints)."""
+
+    question: str
+    answer: str
+    path: list[str]
+    leaves: list[str]
+    tokens_read: int
+    status: str
+    llm_calls: int = 0
+    llm_tokens: int = Field(default=0, description="prompt plus completion tokens")
+    fallbacks: int = Field(default=0, description="model answers replaced by embeddings")
+    seconds: float = 0.0
+
+
+@functools.lru_cache(maxsize=1)
+def _graph():
+    from chunker.graph.navigator import build_navigator
+
+    return build_navigator()
+
+
+def ask(tree_dir: str, question: str, settings: NavigatorSettings,
+        on_step: Callable[[dict], None] | None = None,
+        start_node: str | None = None) -> NavigationResult:
+    """Walk the tree in `tree_dir` for `question`, from the root or `start_node`
+    (raises NavigationError on bad input, before the graph runs)."""
+    tree = open_tree(tree_dir)  # a folder without a finished run fails here
+    if start_node is not None:
+        tree.node(start_node)  # UnknownNode
+    if not question.strip():
+        raise NavigationError("the question is empty")
+    started = time.perf_counter()
+    final: dict = {}
+    graph_input = {"question": question, "tree_dir": str(tree_dir), "start_node": start_node}
+    for mode, chunk in _graph().stream(graph_input,
+                                       context=settings, stream_mode=["custom", "values"],
+                                       config={"recursion_limit": RECURSION_LIMIT}):
+        if mode == "custom" and on_step is not None:
+            on_step(chunk)
+        elif mode == "values":
+            final = chunk
+    stats = final.get("stats") or {}
+    return NavigationResult(
+        question=final.get("question", question), answer=final.get("answer", ""),
+        path=final.get("path", []), leaves=final.get("leaves", []),
+        tokens_read=final.get("tokens_read", 0), status=final.get("status", ""),
+        llm_calls=stats.get("calls.total", 0),
+        llm_tokens=stats.get("tokens.prompt", 0) + stats.get("tokens.completion", 0),
+        fallbacks=stats.get("fallbacks.choose", 0) + stats.get("fallbacks.judge", 0),
+        seconds=round(time.perf_counter() - started, 3))

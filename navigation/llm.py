@@ -1,0 +1,64 @@
+"""The navigator's two LLM tasks: choose a child, judge a leaf.
+
+Both go through `chunker.llm.invoke.call_llm` (structured output, one repair turn, call
+log, token counts), and both return `None` when the model's answer cannot be used, so
+the caller falls back to embeddings: a weak model never stops a walk.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from chunker import prompts
+from chunker.config.settings import ChunkerSettings
+from chunker.llm.invoke import call_llm
+from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.views import NodeRef
+
+
+@dataclass
+class Judgement:
+    found: bool
+    answer: str
+
+
+@dataclass
+class LlmOutcome:
+    value: object | None
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def _settings(s: NavigatorSettings) -> ChunkerSettings:
+    assert s.model is not None
+    return ChunkerSettings(model=s.model, run_dir=s.calls_dir, temperature=s.temperature,
+                           llm_timeout_s=s.llm_timeout_s).resolve()
+
+
+def children_listing(children: list[NodeRef]) -> str:
+    """The numbered summaries a reader (model or person) chooses from."""
+    return "\n".join(f"[{i}] {c.summary}" for i, c in enumerate(children, 1))
+
+
+def choose_child(s: NavigatorSettings, question: str, children: list[NodeRef]) -> LlmOutcome:
+    """The index (0-based) of the child the model picks, or None if it picked nothing usable."""
+    user = prompts.render("navigate_choose", question=question,
+                          children=children_listing(children))
+    result = call_llm(_settings(s), node="choose_child", task="navigate_choose", user=user,
+                      background="", max_output_tokens=16)
+    choice = getattr(result.parsed, "choice", None)
+    if isinstance(choice, int) and 1 <= choice <= len(children):
+        return LlmOutcome(choice - 1, result.stats)
+    return LlmOutcome(None, result.stats)
+
+
+def judge_leaf(s: NavigatorSettings, question: str, passage: str) -> LlmOutcome:
+    """Whether the passage answers the question, with the answer; None if unusable."""
+    user = prompts.render("navigate_answer", question=question, passage=passage)
+    result = call_llm(_settings(s), node="judge_leaf", task="navigate_answer", user=user,
+                      background="", max_output_tokens=s.answer_max_tokens)
+    parsed = result.parsed
+    if parsed is None:
+        return LlmOutcome(None, result.stats)
+    answer = " ".join(str(getattr(parsed, "answer", "")).split())
+    found = bool(getattr(parsed, "found", False)) and bool(answer)
+    return LlmOutcome(Judgement(found=found, answer=answer), result.stats)

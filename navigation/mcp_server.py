@@ -1,0 +1,95 @@
+"""An MCP server (official `mcp` Python SDK, MCPServer) offering the navigation tools
+over one or more finished trees, so desktop assistants and IDEs can browse them.
+
+`chunker mcp OUT...` serves it over stdio. With several trees every tool takes a `tree`
+argument (the folder's name, listed by `list_trees`); with one it may be left out.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+
+from chunker.navigation.errors import NavigationError
+from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.tools import DESCRIPTIONS
+from chunker.navigation.tree import Tree, open_tree
+
+SERVER_NAME = "chunker-navigation"
+
+TreeName = Annotated[str | None, Field(description="which tree (a name from list_trees); "
+                                                    "may be left out when only one is served")]
+NodeId = Annotated[str, Field(description="a node id from an earlier result, such as 'L1-00002'")]
+
+
+def tree_names(paths: list[str | Path]) -> dict[str, Tree]:
+    """Each tree under its folder's name (`-2`, `-3`... when two folders share a name)."""
+    trees: dict[str, Tree] = {}
+    for path in paths:
+        tree = open_tree(path)  # raises NotARun for a folder without a finished run
+        base = (tree.path.name if tree.path else "tree") or "tree"
+        name, n = base, 1
+        while name in trees:
+            n += 1
+            name = f"{base}-{n}"
+        trees[name] = tree
+    return trees
+
+
+def build_server(paths: list[str | Path], settings: NavigatorSettings | None = None) -> MCPServer:
+    """An MCP server over the finished runs in `paths` (opened now: bad paths fail early)."""
+    s = settings or NavigatorSettings()
+    trees = tree_names(paths)
+    server = MCPServer(SERVER_NAME, instructions=(
+        "Browse document trees built by chunker: start with overview, descend with open_node, "
+        "read a leaf's exact text with read_original; search jumps to matching nodes."))
+
+    def pick(name: str | None) -> Tree:
+        if name is None:
+            if len(trees) == 1:
+                return next(iter(trees.values()))
+            raise ToolError(f"say which tree: one of {sorted(trees)}")
+        if name not in trees:
+            raise ToolError(f"unknown tree {name!r}: one of {sorted(trees)}")
+        return trees[name]
+
+    def run(fn):
+        try:
+            view = fn()
+        except NavigationError as exc:
+            raise ToolError(str(exc)) from None
+        return f"{view.render()}\n\n({view.tokens} tokens)"
+
+    @server.tool(description="The trees this server offers, each with its root summary.")
+    def list_trees() -> str:
+        return "\n".join(f"- {name}: {t.overview().summary}" for name, t in trees.items())
+
+    @server.tool(description=DESCRIPTIONS["overview"])
+    def overview(tree: TreeName = None) -> str:
+        return run(lambda: pick(tree).overview())
+
+    @server.tool(description=DESCRIPTIONS["open_node"])
+    def open_node(node_id: NodeId, tree: TreeName = None) -> str:
+        return run(lambda: pick(tree).open_node(node_id))
+
+    @server.tool(description=DESCRIPTIONS["read_original"])
+    def read_original(node_id: NodeId, tree: TreeName = None) -> str:
+        return run(lambda: pick(tree).read_original(node_id))
+
+    @server.tool(description=DESCRIPTIONS["search"])
+    def search(query: Annotated[str, Field(description="what you are looking for")],
+               k: Annotated[int, Field(ge=1, le=50, description="how many nodes")] = s.search_k,
+               tree: TreeName = None) -> str:
+        return run(lambda: pick(tree).search(query, k, embeddings=s.embeddings,
+                                             piece_tokens=s.piece_tokens,
+                                             cache=s.cache_embeddings))
+
+    @server.tool(description=DESCRIPTIONS["zoom_out"])
+    def zoom_out(node_id: NodeId, tree: TreeName = None) -> str:
+        return run(lambda: pick(tree).zoom_out(node_id))
+
+    return server

@@ -1,0 +1,154 @@
+"""Read-only access to a finished run's tree (`OUT/hierarchy.json`).
+
+The views a reader needs to walk down from the root: the overview, a node with its
+children's summaries, a leaf's original text, a node's parent and neighbours, and a
+search over summaries and rewritten texts. Nothing here writes to the tree; the only
+file ever written is the optional embedding cache under `OUT/.chunker/navigation/`.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from chunker.document.tokens import count_tokens
+from chunker.navigation.errors import NavigationError, NotARun, UnknownNode
+from chunker.navigation.search import TextIndex, build_index, top_k
+from chunker.navigation.views import (Neighbourhood, NodeRef, NodeView, Passage, SearchHit,
+                                      SearchResults)
+from chunker.output.hierarchy import Hierarchy, TreeNode
+
+HIERARCHY = "hierarchy.json"
+
+
+class Tree:
+    """One finished tree, opened read-only."""
+
+    def __init__(self, hierarchy: Hierarchy, path: Path | None = None):
+        self.hierarchy = hierarchy
+        self.path = path
+        self.nodes: dict[str, TreeNode] = hierarchy.by_id()
+        self.root_id = hierarchy.root
+        self._indexes: dict[tuple, TextIndex] = {}
+
+    # -- nodes ------------------------------------------------------------------------
+    def node(self, node_id: str) -> TreeNode:
+        try:
+            return self.nodes[node_id]
+        except KeyError:
+            raise UnknownNode(f"unknown node id {node_id!r}: this tree's ids run from "
+                              f"L0-00000 up to its root {self.root_id}") from None
+
+    def ref(self, node_id: str) -> NodeRef:
+        n = self.node(node_id)
+        return NodeRef(id=n.id, level=n.level, summary=_line(n.summary), is_leaf=n.level == 0)
+
+    def is_leaf(self, node_id: str) -> bool:
+        return not self.node(node_id).children
+
+    def leaf_ids(self) -> list[str]:
+        return [n.id for n in self.hierarchy.leaves()]
+
+    def ancestors(self, node_id: str) -> list[str]:
+        """From the root down to `node_id`, both included."""
+        chain = [node_id]
+        while (parent := self.node(chain[-1]).parent) is not None:
+            chain.append(parent)
+        return chain[::-1]
+
+    def descendants(self, node_id: str) -> list[str]:
+        out, todo = [], [node_id]
+        while todo:
+            nid = todo.pop()
+            out.append(nid)
+            todo.extend(self.node(nid).children)
+        return out
+
+    def search_text(self, node_id: str) -> str:
+        """What search and the embedding fallback compare a question with."""
+        n = self.node(node_id)
+        return f"{_line(n.summary)}\n{n.rewritten}"
+
+    # -- the reader's views -----------------------------------------------------------
+    def overview(self) -> NodeView:
+        """The root: the whole document's summary and its top-level sections."""
+        return self.open_node(self.root_id)
+
+    def open_node(self, node_id: str) -> NodeView:
+        n = self.node(node_id)
+        view = NodeView(id=n.id, level=n.level, parent=n.parent, summary=_line(n.summary),
+                        rewritten=n.rewritten, children=[self.ref(c) for c in n.children],
+                        is_leaf=not n.children, tokens=0)
+        view.tokens = count_tokens(view.render())
+        return view
+
+    def read_original(self, node_id: str) -> Passage:
+        n = self.node(node_id)
+        if n.children or n.original is None:
+            raise NavigationError(f"{node_id} is a block of {len(n.children)} children, not a "
+                                  f"leaf: open it with open_node and descend to a leaf")
+        passage = Passage(id=n.id, span=n.span, original=n.original, tokens=0)
+        passage.tokens = count_tokens(passage.render())
+        return passage
+
+    def zoom_out(self, node_id: str) -> Neighbourhood:
+        n = self.node(node_id)
+        siblings = self.node(n.parent).children if n.parent else [n.id]
+        i = siblings.index(n.id)
+        hood = Neighbourhood(
+            id=n.id, parent=self.ref(n.parent) if n.parent else None,
+            previous=self.ref(siblings[i - 1]) if i > 0 else None,
+            next=self.ref(siblings[i + 1]) if i + 1 < len(siblings) else None, tokens=0)
+        hood.tokens = count_tokens(hood.render())
+        return hood
+
+    def search(self, query: str, k: int, *, embeddings: str, piece_tokens: int,
+               cache: bool = True) -> SearchResults:
+        """The k nodes (any level) whose summary and rewritten text best match `query`."""
+        if k < 1:
+            raise NavigationError("k must be at least 1")
+        index = self.index(embeddings, piece_tokens, cache)
+        hits = [SearchHit(node=self.ref(i), score=s) for i, s in top_k(index.scores(query), k)]
+        results = SearchResults(query=query, method=index.method, hits=hits, tokens=0)
+        results.tokens = count_tokens(results.render())
+        return results
+
+    def index(self, embeddings: str, piece_tokens: int, cache: bool = True) -> TextIndex:
+        """The search index over every node, built once per tree and provider."""
+        key = (embeddings, piece_tokens)
+        if key not in self._indexes:
+            cache_dir = self.path / ".chunker" / "navigation" if cache and self.path else None
+            texts = {nid: self.search_text(nid) for nid in self.nodes}
+            self._indexes[key] = build_index(texts, embeddings, piece_tokens=piece_tokens,
+                                             cache_dir=cache_dir)
+        return self._indexes[key]
+
+
+def open_tree(path: str | Path) -> Tree:
+    """Open OUT (or OUT/hierarchy.json) of a finished run; raises NotARun otherwise."""
+    p = Path(path).expanduser().resolve()
+    file = p if p.name == HIERARCHY and p.is_file() else p / HIERARCHY
+    if not file.is_file():
+        raise NotARun(f"{p} holds no finished chunker run (no {HIERARCHY}); "
+                      f"make one with `chunker run DOC --output-dir {path}`")
+    stat = file.stat()
+    return _open_cached(str(file), stat.st_mtime_ns, stat.st_size)
+
+
+@functools.lru_cache(maxsize=16)
+def _open_cached(file: str, mtime_ns: int, size: int) -> Tree:
+    try:
+        hierarchy = Hierarchy.model_validate(json.loads(Path(file).read_text(encoding="utf-8")))
+    except (OSError, ValueError, ValidationError) as exc:
+        first = " ".join(str(exc).split())[:200]
+        raise NotARun(f"{file} is not a readable chunker tree: {first}") from None
+    if hierarchy.root not in hierarchy.by_id():
+        raise NotARun(f"{file} names a root {hierarchy.root!r} that it does not hold")
+    return Tree(hierarchy, Path(file).parent)
+
+
+def _line(text: str) -> str:
+    return " ".join((text or "").split())

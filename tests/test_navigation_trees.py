@@ -1,0 +1,51 @@
+"""Real trees for the navigation tests, made by the real CLI with the scripted model.
+
+Helpers only (imported by the other test_navigation*/test_mcp* modules), plus a check
+that the trees they build have the shape those tests rely on.
+"""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from conftest import CINDERELLA
+
+SMALL_CHUNKS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "300"]
+"""Small leaves, so Cinderella's tree has several levels to walk and branches to backtrack to."""
+ONE_LEAF_TEXT = ("Cinderella's mother died when she was young. Her father married a proud woman "
+                 "with two daughters. The stepsisters made Cinderella sleep in the ashes.\n")
+
+
+def chunker_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
+                          capture_output=True, text=True, timeout=600, cwd=cwd)
+
+
+def build_tree(out: Path, source: Path = CINDERELLA, *flags: str) -> Path:
+    proc = chunker_cli("run", source, "--model", "scripted", "--output-dir", out, "--quiet", *flags)
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "hierarchy.json").is_file()
+    return out
+
+
+def build_cinderella(base: Path) -> Path:
+    return build_tree(base / "cinderella", CINDERELLA, *SMALL_CHUNKS)
+
+
+def build_one_leaf(base: Path) -> Path:
+    doc = base / "one-leaf.txt"
+    doc.write_text(ONE_LEAF_TEXT, encoding="utf-8")
+    return build_tree(base / "one-leaf", doc)
+
+
+def test_the_trees_have_the_shape_the_tests_need(tmp_path):
+    from chunker.navigation import open_tree
+
+    tree = open_tree(build_cinderella(tmp_path))
+    root = tree.node(tree.root_id)
+    assert root.level >= 2 and len(root.children) >= 2
+    assert len(tree.leaf_ids()) >= 8
+    one = open_tree(build_one_leaf(tmp_path))
+    assert one.is_leaf(one.root_id) and one.leaf_ids() == [one.root_id]
