@@ -64,23 +64,23 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
             raise ToolError(str(exc)) from None
         return f"{view.render()}\n\n({view.tokens} tokens)"
 
-    @server.tool(description="The trees this server offers, each with its root summary.")
+    @server.tool(structured_output=False, description="The trees this server offers, each with its root summary.")
     def list_trees() -> str:
         return "\n".join(f"- {name}: {t.overview().summary}" for name, t in trees.items())
 
-    @server.tool(description=DESCRIPTIONS["overview"])
+    @server.tool(structured_output=False, description=DESCRIPTIONS["overview"])
     def overview(tree: TreeName = None) -> str:
         return run(lambda: pick(tree).overview())
 
-    @server.tool(description=DESCRIPTIONS["open_node"])
+    @server.tool(structured_output=False, description=DESCRIPTIONS["open_node"])
     def open_node(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).open_node(node_id))
 
-    @server.tool(description=DESCRIPTIONS["read_original"])
+    @server.tool(structured_output=False, description=DESCRIPTIONS["read_original"])
     def read_original(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).read_original(node_id))
 
-    @server.tool(description=DESCRIPTIONS["search"])
+    @server.tool(structured_output=False, description=DESCRIPTIONS["search"])
     def search(query: Annotated[str, Field(description="what you are looking for")],
                k: Annotated[int, Field(ge=1, le=50, description="how many nodes")] = s.search_k,
                tree: TreeName = None) -> str:
@@ -88,7 +88,7 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
                                              piece_tokens=s.piece_tokens,
                                              cache=s.cache_embeddings))
 
-    @server.tool(description=DESCRIPTIONS["zoom_out"])
+    @server.tool(structured_output=False, description=DESCRIPTIONS["zoom_out"])
     def zoom_out(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).zoom_out(node_id))
 

@@ -1,0 +1,115 @@
+"""`chunker ask OUT "question"`: walk a finished tree to the passage a question needs.
+
+One progress line per step on stderr; the answer, path, leaves and tokens read on stdout
+(`--json`: one line per question). Exit codes: 0 done, 2 bad input (a folder without a
+finished run, an empty question, a bad questions file, an unreachable model).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Optional
+
+import typer
+from rich.console import Console
+
+from chunker.navigation.settings import NavigatorSettings
+
+err = Console(stderr=True)
+EXIT_USAGE = 2
+
+
+def _fail(message: str) -> typer.Exit:
+    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    return typer.Exit(EXIT_USAGE)
+
+
+def read_questions(path: Path) -> list[str]:
+    """The `question` field of each JSON line of `path` (blank lines skipped)."""
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ValueError(f"cannot read {path}: {exc}") from None
+    out = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            record = json.loads(line)
+        except ValueError:
+            raise ValueError(f"{path}:{number} is not a JSON object") from None
+        if not isinstance(record, dict) or not str(record.get("question") or "").strip():
+            raise ValueError(f"{path}:{number} has no non-empty `question` field")
+        out.append(str(record["question"]))
+    if not out:
+        raise ValueError(f"{path} holds no questions")
+    return out
+
+
+def ask_command(
+    output_dir: Path = typer.Argument(..., help="OUT of a finished `chunker run`."),
+    question: Optional[str] = typer.Argument(None, help="The question (or use --questions)."),
+    questions: Optional[Path] = typer.Option(None, "--questions", help="A JSONL file: one "
+                                             "object with a `question` field a line."),
+    model: str = typer.Option("local", "--model", "-m", help="Model that chooses children and "
+                              "judges leaves: local, ollama:NAME, scripted..."),
+    embeddings_only: bool = typer.Option(False, "--embeddings-only", help="Walk by embedding "
+                                         "similarity alone, with no LLM."),
+    embeddings: str = typer.Option(NavigatorSettings.embeddings, "--embeddings", help="local, "
+                                   "lexical, ollama:NAME, or none (BM25)."),
+    budget: int = typer.Option(NavigatorSettings.budget_tokens, "--budget",
+                               help="Cap on the tokens the walk reads."),
+    max_leaves: int = typer.Option(NavigatorSettings.max_leaves, "--max-leaves",
+                                   help="Open at most this many leaves."),
+    start: Optional[str] = typer.Option(None, "--start", help="Start at this node id instead "
+                                        "of the root (scope the question to one section)."),
+    as_json: bool = typer.Option(False, "--json", help="One JSON line per question."),
+    quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
+) -> None:
+    """Answer a question by walking the tree from its root summary down to a passage."""
+    from chunker.config.settings import ChunkerSettings
+    from chunker.llm.errors import ModelUnavailable
+    from chunker.llm.registry import preflight
+    from chunker.navigation.ask import ask
+    from chunker.navigation.errors import NavigationError
+    from chunker.navigation.tree import open_tree
+
+    try:
+        if (question is None) == (questions is None):
+            raise ValueError("give either a QUESTION or --questions FILE (one of the two)")
+        asked = [question] if question is not None else read_questions(questions)
+        if not all(q.strip() for q in asked):
+            raise ValueError("the question is empty")
+        tree = open_tree(output_dir)
+        if start is not None:
+            tree.node(start)
+        settings = NavigatorSettings(model=None if embeddings_only else model,
+                                     embeddings=embeddings, budget_tokens=budget,
+                                     max_leaves=max_leaves)
+        if settings.model is not None:
+            preflight(ChunkerSettings(model=settings.model).resolve())
+    except (ValueError, NavigationError, ModelUnavailable) as exc:
+        raise _fail(str(exc))
+
+    def progress(event: dict) -> None:
+        if not quiet:
+            err.print(f"  {event['step']:<9} {event['node']}  ({event['tokens_read']} tokens read)",
+                      highlight=False)
+
+    out = Console(soft_wrap=True)
+    for q in asked:
+        if not quiet:
+            err.print(f"[bold]?[/] {q}", highlight=False)
+        try:
+            result = ask(str(output_dir), q, settings, on_step=progress, start_node=start)
+        except NavigationError as exc:
+            raise _fail(str(exc))
+        if as_json:
+            print(json.dumps(result.model_dump(include={"question", "answer", "path", "leaves",
+                                                        "tokens_read", "status"}),
+                             ensure_ascii=False), flush=True)
+        else:
+            out.print(result.answer, highlight=False, markup=False)
+            out.print(f"[dim]path {' > '.join(result.path)} | leaves {', '.join(result.leaves)} | "
+                      f"{result.tokens_read} tokens read | {result.status}[/]", highlight=False)
