@@ -257,3 +257,9 @@ def test_emma_chapters():
     chapters = [s for s in structure.sections if s.level == 2]
     assert len(chapters) == sum(1 for line in text.splitlines() if line.startswith("## "))
     assert chapters[2].header_path == ["Emma", "VOLUME I. CHAPTER III"]
+
+
+def test_structure_round_trips_through_json(fixture_structure):
+    """The graph keeps payloads in its JSON store: the structure must come back equal."""
+    dumped = fixture_structure.model_dump_json()
+    assert DocumentStructure.model_validate_json(dumped) == fixture_structure
