@@ -136,11 +136,15 @@ def is_figure(children: list[Token]) -> bool:
 
 
 def plain_text(children: list[Token]) -> str:
-    """The text of an inline run without markup: text, code and math content, image alt text."""
+    """The text of an inline run without markup: text and code content, math with its
+    dollars, image alt text; whitespace collapsed."""
     parts: list[str] = []
     for child in children:
-        if child.type in ("text", "code_inline", "math_inline", "math_inline_double"):
+        if child.type in ("text", "code_inline"):
             parts.append(child.content)
+        elif child.type in ("math_inline", "math_inline_double"):
+            # keep the dollars: "Costs $5 and $10" parses as inline math, but is a title
+            parts.append(child.markup + child.content + child.markup)
         elif child.type in ("softbreak", "hardbreak"):
             parts.append(" ")
         elif child.type == "image":

@@ -114,6 +114,11 @@ def test_document_without_a_heading_at_the_start():
     assert [(s.start, s.end, s.heading) for s in only.sections] == [(0, len(plain), None)]
 
 
+def test_titles_lose_markup_but_keep_dollars():
+    text = "## *Costs* of `push_str`: $5 and $10 ![icon](i.png) [link](u) \\#1\n"
+    assert parse_structure(text).headings[0].title == "Costs of push_str: $5 and $10 icon link #1"
+
+
 def test_skipped_levels_keep_the_path():
     structure = parse_structure("# Top\n### Deep\n## Mid\n")
     assert [s.header_path for s in structure.sections] == [["Top"], ["Top", "Deep"], ["Top", "Mid"]]
