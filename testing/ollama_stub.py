@@ -61,6 +61,22 @@ class OllamaStub:
     def chat_requests(self) -> list[dict]:
         return [r for r in self.requests if r.get("_path") == "/api/chat"]
 
+    def embed_requests(self) -> list[dict]:
+        return [r for r in self.requests if r.get("_path") == "/api/embed"]
+
+    def _embed(self, request: dict) -> tuple[int, bytes]:
+        """`/api/embed`: a fixed pseudo-vector per input text (8 bytes of its SHA-256 scaled to
+        [-1, 1]); equal texts get equal vectors, nothing else is meant by them."""
+        import hashlib
+
+        if request.get("model") not in self.models:
+            return 404, json.dumps({"error": f"model '{request.get('model')}' not found"}).encode()
+        texts = request.get("input") or []
+        texts = [texts] if isinstance(texts, str) else texts
+        vectors = [[b / 127.5 - 1.0 for b in hashlib.sha256(t.encode()).digest()[:8]] for t in texts]
+        return 200, json.dumps({"model": request["model"], "embeddings": vectors,
+                                "prompt_eval_count": sum(len(t.split()) for t in texts)}).encode()
+
     def _answer(self, request: dict) -> str:
         if self.content is not None:
             return self.content
@@ -96,6 +112,8 @@ class OllamaStub:
                 request = json.loads(self.rfile.read(length) or b"{}")
                 request["_path"] = self.path
                 stub.requests.append(request)
+                if self.path == "/api/embed":
+                    return self._send(*stub._embed(request))
                 if self.path != "/api/chat":
                     return self._send(404, b'{"error": "not found"}')
                 if stub.drop_next > 0:
