@@ -1,120 +1,90 @@
-"""Context injection: what every LLM call is told about the rest of the document.
+"""Background injection: what an LLM call is told about the rest of the document.
 
-Items are considered in strict priority order:
-  1. the immediate predecessor's context,
-  2. the latest summary of each higher level built so far (highest level first),
-  3. earlier chunks' summaries, walking backwards.
-Each item carries a precomputed token count. An item that does not fit the remaining
-budget is skipped whole and the next one is tried; nothing is ever cut mid-item.
+`BackgroundBuilder` selects whole items under a hard token budget and renders them.
+The budget counts what is *rendered* (each item's label line and the wrapper tags),
+not just the items' texts, so the cap holds for the prompt the model really sees.
+Items come in priority order (see `background/policy.py` for what each task is
+offered); one that does not fit is skipped whole and the next is tried.
 
-Selected items are then *rendered* in the order that keeps the prompt prefix stable
+The chosen items are *rendered* in the order that keeps the prompt prefix stable
 between consecutive calls, so that local servers reuse their KV cache: slow-changing
-items first (level summaries, highest level first), then earlier chunks oldest first,
-then the predecessor, which changes with every chunk. All calls about one chunk
-(completeness, retry, rewrite, summarize) get the identical context block.
+items first (level summaries, highest level first), then earlier passages oldest
+first, then the predecessor, which changes with every chunk.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Iterable, Iterator
+from typing import Iterable, Literal
 
-from langgraph.store.base import BaseStore
+from chunker.document.tokens import count_tokens
 
-from chunker.state.store import find_node, node_id
-
-MAX_EARLIER_LOOKUPS = 24
-"""How far back the walk over earlier chunks goes, so prompts never grow with the document."""
-
+ItemKind = Literal["predecessor", "level", "earlier"]
+START_MARKER = "(this is the start of the document)"
+_OPEN, _CLOSE = "<background>", "</background>"
 _RANK = {"level": 0, "earlier": 1, "predecessor": 2}
+_WRAPPER_TOKENS = count_tokens(f"{_OPEN}\n\n{_CLOSE}")
 
 
 @dataclass(frozen=True)
-class ContextItem:
-    kind: str  # "predecessor" | "level" | "earlier"
+class BackgroundItem:
+    kind: ItemKind
     id: str
     text: str
     tokens: int
+    """Tokens of `text` alone (precomputed); the rendered cost adds the label."""
     level: int = 0
-    position: int = 0  # document order of the node, for rendering
+    position: int = 0
+    """Document order of the node, for rendering."""
+    label: str = ""
+    """Overrides the default label (e.g. "previous passage, summary")."""
 
 
-class ContextBuilder:
+def render_item(item: BackgroundItem) -> str:
+    if item.kind == "level":
+        return f"[overview, level {item.level}] {item.text}"
+    if item.kind == "earlier":
+        return f"[earlier passage] {item.text}"
+    return f"[{item.label or 'previous passage'}]\n{item.text}"
+
+
+class BackgroundBuilder:
     """Select items under a hard token budget, then render them prefix-stably."""
 
     def __init__(self, budget_tokens: int, order: str = "stable"):
         self.budget = max(0, int(budget_tokens))
         self.stable = order == "stable"
 
-    def select(self, candidates: Iterable[ContextItem]) -> list[ContextItem]:
-        left = self.budget
-        chosen: list[ContextItem] = []
+    def select(self, candidates: Iterable[BackgroundItem]) -> list[BackgroundItem]:
+        """Whole items in priority order while the rendered block stays within the budget
+        (measured on the rendering itself, so labels, newlines and tags count)."""
+        chosen: list[BackgroundItem] = []
+        used = _WRAPPER_TOKENS
         for item in candidates:
-            if item.tokens <= left and item.text:
+            if not item.text or used + item.tokens > self.budget:
+                continue  # cannot fit even before its label: skip without rendering
+            cost = count_tokens(render_item(item) + "\n")  # with the newline that joins it
+            if used + cost <= self.budget:
                 chosen.append(item)
-                left -= item.tokens
-            if left <= 0:
-                break
+                used += cost
+        # Token merges across the joins make the sum an estimate: check the real rendering
+        # and drop the lowest-priority items while it is over (rare, one token or two).
+        while chosen and count_tokens(self.render(chosen)) > self.budget:
+            chosen.pop()
         return chosen
 
     @staticmethod
-    def order(items: Iterable[ContextItem]) -> list[ContextItem]:
+    def order(items: Iterable[BackgroundItem]) -> list[BackgroundItem]:
         return sorted(items, key=lambda it: (_RANK[it.kind], -it.level if it.kind == "level" else 0,
                                              it.position))
 
-    def render(self, items: Iterable[ContextItem]) -> str:
+    def render(self, items: Iterable[BackgroundItem], *, at_start: bool = False) -> str:
+        """The background block; the start marker only for a call at the document's start,
+        nothing at all when no item was chosen later on."""
         ordered = self.order(items) if self.stable else list(items)
         if not ordered:
-            return "<document_context>\n(this is the start of the document)\n</document_context>"
-        parts = ["<document_context>"]
-        for it in ordered:
-            if it.kind == "level":
-                parts.append(f"[overview, level {it.level}] {it.text}")
-            elif it.kind == "earlier":
-                parts.append(f"[earlier passage] {it.text}")
-            else:
-                parts.append(f"[previous passage]\n{it.text}")
-        parts.append("</document_context>")
-        return "\n".join(parts)
+            return f"{_OPEN}\n{START_MARKER}\n{_CLOSE}" if at_start else ""
+        return "\n".join([_OPEN, *(render_item(it) for it in ordered), _CLOSE])
 
-    def build(self, candidates: Iterable[ContextItem]) -> str:
-        return self.render(self.select(candidates))
-
-
-def leaf_candidates(store: BaseStore, doc_id: str, leaf_count: int,
-                    latest: list[str | None]) -> Iterator[ContextItem]:
-    """Candidates for a call about the next leaf (index `leaf_count`), in priority order."""
-    if leaf_count > 0:
-        prev = find_node(store, doc_id, node_id(0, leaf_count - 1))
-        if prev:
-            yield ContextItem("predecessor", prev["id"], prev["context"], prev["context_tokens"],
-                              position=leaf_count - 1)
-    yield from level_candidates(store, doc_id, latest, above=0)
-    for back in range(2, min(leaf_count, MAX_EARLIER_LOOKUPS + 1) + 1):
-        rec = find_node(store, doc_id, node_id(0, leaf_count - back))
-        if rec:
-            yield ContextItem("earlier", rec["id"], rec["summary"], rec["summary_tokens"],
-                              position=leaf_count - back)
-
-
-def level_candidates(store: BaseStore, doc_id: str, latest: list[str | None],
-                     above: int) -> Iterator[ContextItem]:
-    """The latest block of each level above `above`, highest level first."""
-    for level in range(len(latest) - 1, above, -1):
-        nid = latest[level]
-        rec = find_node(store, doc_id, nid) if nid else None
-        if rec:
-            yield ContextItem("level", rec["id"], rec["summary"], rec["summary_tokens"], level=level)
-
-
-def block_candidates(store: BaseStore, doc_id: str, level: int,
-                     latest: list[str | None]) -> Iterator[ContextItem]:
-    """Candidates for grouping or synthesising at `level` (new blocks go to level+1):
-    the preceding block at level+1 as predecessor, then the levels above it."""
-    target = level + 1
-    if target < len(latest) and latest[target]:
-        rec = find_node(store, doc_id, latest[target])
-        if rec:
-            yield ContextItem("predecessor", rec["id"], rec["summary"], rec["summary_tokens"],
-                              position=0)
-    yield from level_candidates(store, doc_id, latest, above=target)
+    def build(self, candidates: Iterable[BackgroundItem], *, at_start: bool = False) -> str:
+        return self.render(self.select(candidates), at_start=at_start)

@@ -25,7 +25,7 @@ EMMA = ROOT.parent / "shared" / "corpus" / "emma" / "emma.md"
 def main() -> None:
     from chunker.cli.rundir import RunDir
     from chunker.cli.runner import execute, new_meta
-    from chunker.config.context import ChunkerContext
+    from chunker.config.settings import ChunkerSettings
 
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
     base = EMMA.read_text(encoding="utf-8")
@@ -37,7 +37,7 @@ def main() -> None:
         del text, base
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerContext(model="scripted", run_dir=str(run.path)).resolve()
+        ctx = ChunkerSettings(model="scripted", run_dir=str(run.path)).resolve()
         run.write_meta(new_meta(str(doc), ctx, "large"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(doc)}, "large")

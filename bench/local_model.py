@@ -28,7 +28,7 @@ DEFAULT_DOC = ROOT.parent / "shared" / "corpus" / "small" / "cinderella.txt"
 def run_once(doc: Path, order: str) -> dict:
     from chunker.cli.rundir import RunDir
     from chunker.cli.runner import execute, new_meta
-    from chunker.config.context import ChunkerContext
+    from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
     from chunker.llm import llamacpp
 
@@ -36,7 +36,7 @@ def run_once(doc: Path, order: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerContext(model="local", run_dir=str(run.path), context_order=order).resolve()
+        ctx = ChunkerSettings(model="local", run_dir=str(run.path), background_order=order).resolve()
         run.write_meta(new_meta(str(doc), ctx, "bench"))
         timings: list[dict] = []
         original = llamacpp.ChatLlamaCppLocal._generate
@@ -67,7 +67,7 @@ def run_once(doc: Path, order: str) -> dict:
     limit_s = source_tokens / prefill_tps + source_tokens / decode_tps
     leaves = stats["leaves"]
     return {
-        "doc": doc.name, "context_order": order, "wall_s": round(wall, 1), "leaves": leaves,
+        "doc": doc.name, "background_order": order, "wall_s": round(wall, 1), "leaves": leaves,
         "source_tokens": source_tokens,
         "calls_per_leaf": {k[6:]: round(v / leaves, 2) for k, v in sorted(stats.items())
                            if k.startswith("calls.")},

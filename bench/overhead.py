@@ -26,7 +26,7 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
     from chunker.cli.rundir import RunDir
     from chunker.cli.runner import execute, new_meta
-    from chunker.config.context import ChunkerContext
+    from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
 
     text = doc.read_text(encoding="utf-8")
@@ -36,7 +36,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         src.write_text(text, encoding="utf-8")
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerContext(model=model, run_dir=str(run.path), **extra).resolve()
+        ctx = ChunkerSettings(model=model, run_dir=str(run.path), **extra).resolve()
         run.write_meta(new_meta(str(src), ctx, "bench"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(src)}, "bench")

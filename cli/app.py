@@ -18,14 +18,17 @@ import typer
 import yaml
 from rich.console import Console
 
+from chunker.cli.ask_cmd import ask_command
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
+from chunker.cli.mcp_cmd import mcp_command
 from chunker.cli.progress import RunProgress, print_stats
 from chunker.cli.rundir import RunDir, RunDirError
-from chunker.cli.runner import context_from_meta, execute, new_meta
-from chunker.config.context import ChunkerContext
+from chunker.cli.runner import check_source, execute, new_meta, settings_from_meta
+from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
-from chunker.llm.registry import ModelUnavailable, preflight
+from chunker.llm.errors import ModelUnavailable
+from chunker.llm.registry import preflight
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -60,7 +63,7 @@ def _load_config_file(path: Optional[Path]) -> dict:
         raise BadInput(f"cannot read config file {path}: {exc}") from None
     if not isinstance(data, dict):
         raise BadInput(f"config file {path} must hold a mapping of setting: value")
-    known = {f.name for f in dataclasses.fields(ChunkerContext)} - {"run_dir"}
+    known = {f.name for f in dataclasses.fields(ChunkerSettings)} - {"run_dir"}
     unknown = sorted(set(data) - known)
     if unknown:
         raise BadInput(f"config file {path}: unknown settings {unknown}")
@@ -75,7 +78,7 @@ def _finish(run: RunDir, values: dict, started: float, quiet: bool, as_json: boo
         Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
 
 
-def _run_graph(run: RunDir, ctx: ChunkerContext, graph_input: dict | None, thread_id: str,
+def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
                quiet: bool, as_json: bool) -> dict:
     try:
         with RunProgress(err, enabled=not quiet and not as_json) as progress:
@@ -105,11 +108,11 @@ def run(
     max_expansion_attempts: Optional[int] = typer.Option(None, help="Force a split after this many expansions."),
     split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word."),
     expand_step: Optional[int] = typer.Option(None, help="Units added per expansion."),
-    context_budget_tokens: Optional[int] = typer.Option(None, help="Hard cap on injected context."),
+    background_budget_tokens: Optional[int] = typer.Option(None, help="Hard cap on injected context."),
     summary_aggregation_threshold: Optional[int] = typer.Option(None, help="Aggregate a level at this many summary tokens."),
     summary_count_threshold: Optional[int] = typer.Option(None, help="...or at this many pending summaries."),
     max_group_size: Optional[int] = typer.Option(None, help="Soft cap on children per block."),
-    context_window: Optional[int] = typer.Option(None, help="The model's context window (Ollama num_ctx)."),
+    model_window: Optional[int] = typer.Option(None, help="The model's context window (Ollama num_ctx)."),
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature (0: repeatable)."),
     encoding: Optional[str] = typer.Option(None, help="Text encoding of DOC (default utf-8)."),
     max_bytes: Optional[int] = typer.Option(None, help="Refuse documents larger than this."),
@@ -123,15 +126,15 @@ def run(
     started = time.perf_counter()
     flags = dict(min_chunk_tokens=min_chunk_tokens, max_chunk_tokens=max_chunk_tokens,
                  max_expansion_attempts=max_expansion_attempts, split_unit=split_unit,
-                 expand_step=expand_step, context_budget_tokens=context_budget_tokens,
+                 expand_step=expand_step, background_budget_tokens=background_budget_tokens,
                  summary_aggregation_threshold=summary_aggregation_threshold,
                  summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
-                 context_window=context_window, temperature=temperature, encoding=encoding,
+                 model_window=model_window, temperature=temperature, encoding=encoding,
                  max_input_bytes=max_bytes)
     run_dir = RunDir(output_dir)
     try:
         settings = {**_load_config_file(config), **{k: v for k, v in flags.items() if v is not None}}
-        ctx = ChunkerContext(model=model, run_dir=str(run_dir.path), **settings).resolve()
+        ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings).resolve()
         text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
         preflight(ctx)
         run_dir.prepare_new(force)
@@ -140,15 +143,19 @@ def run(
         raise fail(str(exc), EXIT_USAGE)
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    thread_id = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    run_dir.write_meta(new_meta(str(doc), ctx, thread_id))
-    values = _run_graph(run_dir, ctx, {"path": str(doc)}, thread_id, quiet, as_json)
+    source_hash = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    thread_id = source_hash[:16]
+    source = str(doc.resolve())  # absolute: resume works from any working directory
+    run_dir.write_meta(new_meta(source, source_hash, ctx, thread_id))
+    values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
     _finish(run_dir, values, started, quiet, as_json)
 
 
 @app.command()
 def resume(
     output_dir: Path = typer.Argument(..., help="The OUT of an unfinished run."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Where the document is now, "
+                                          "if it was moved (its content must be unchanged)."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
     as_json: bool = typer.Option(False, "--json"),
@@ -162,14 +169,15 @@ def resume(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
-        ctx = context_from_meta(meta, run_dir).resolve()
+        ctx = settings_from_meta(meta, run_dir).resolve()
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
+        check_source(run_dir, meta, source, ctx)
         preflight(ctx)
         run_dir.acquire_lock()
-    except (ModelUnavailable, RunDirError, ValueError, TypeError, KeyError) as exc:
+    except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     values = _run_graph(run_dir, ctx, None, meta["thread_id"], quiet, as_json)
     _finish(run_dir, values, started, quiet, as_json)
@@ -177,6 +185,8 @@ def resume(
 
 app.command("inspect")(inspect_command)
 app.add_typer(eval_app, name="eval")
+app.command("ask")(ask_command)
+app.command("mcp")(mcp_command)
 
 
 def main() -> None:

@@ -29,10 +29,10 @@ def _fail(message: str) -> typer.Exit:
 
 
 def _overrides(pairs: list[str]) -> dict:
-    """`--set key=value` -> ChunkerContext fields, typed like the field's default."""
-    from chunker.config.context import ChunkerContext
+    """`--set key=value` -> ChunkerSettings fields, typed like the field's default."""
+    from chunker.config.settings import ChunkerSettings
 
-    fields = {f.name: f for f in dataclasses.fields(ChunkerContext)}
+    fields = {f.name: f for f in dataclasses.fields(ChunkerSettings)}
     out: dict = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -93,16 +93,16 @@ def segmentation(
     from chunker.evaluation.gold import load_gold
     from chunker.evaluation.report import write_segmentation
     from chunker.evaluation.segmentation import evaluate_segmentation
-    from chunker.llm.registry import ModelUnavailable
+    from chunker.llm.errors import ModelUnavailable
 
     logging.getLogger("chunker").setLevel(logging.ERROR)
     try:
         if units not in ("lines", "pysbd"):
             raise ValueError("--units must be lines or pysbd")
         overrides = _overrides(settings or [])
-        from chunker.config.context import ChunkerContext
+        from chunker.config.settings import ChunkerSettings
 
-        ChunkerContext(model=model, **overrides).resolve()
+        ChunkerSettings(model=model, **overrides).resolve()
         if boundary_only:
             from chunker.evaluation.hybrid import boundary_only as wrap
 
@@ -176,3 +176,46 @@ def cost(
     except (OSError, ValueError) as exc:
         raise _fail(str(exc))
     _say(quiet, write_cost(results, combine(results), out))
+
+
+@eval_app.command()
+def navigation(
+    run: Path = typer.Argument(..., help="A finished run directory (the tree to navigate)."),
+    questions: Path = typer.Option(..., "--questions", help="JSONL: `question` and `must_contain` a line."),
+    embeddings: str = typer.Option("local", "--embeddings", help="local, lexical, ollama:NAME, none (BM25)."),
+    model: str | None = typer.Option("local", "--model", "-m", help="Model of the LLM navigator "
+                                     "('none' to skip it)."),
+    budget: int | None = typer.Option(None, "--budget", help="Navigator token budget."),
+    max_leaves: int | None = typer.Option(None, "--max-leaves", help="Navigator leaf cap."),
+    method: list[str] | None = typer.Option(None, "--method", help="Only methods whose name starts "
+                                            "with this (repeat): navigator-embeddings, navigator-llm, "
+                                            "flat-leaves, bm25-leaves, flat-fixed200, flat-fixed400."),
+    limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
+    out: Path = typer.Option(Path("bench/results/navigation"), "--out", "-o", help="Folder for the report."),
+    quiet: bool = typer.Option(False, "--quiet", "-q"),
+) -> None:
+    """Success and tokens read of the navigator against flat top-k retrieval (leaves, BM25, fixed chunks)."""
+    from chunker.evaluation.navigation import evaluate_navigation, load_questions
+    from chunker.evaluation.navigation_report import target_line, write_navigation
+    from chunker.navigation.errors import NavigationError
+    from chunker.navigation.settings import NavigatorSettings
+
+    logging.getLogger("chunker").setLevel(logging.ERROR)
+    try:
+        qs = load_questions(questions)[:limit]
+        defaults = NavigatorSettings()
+        settings = NavigatorSettings(embeddings=embeddings,
+                                     budget_tokens=budget or defaults.budget_tokens,
+                                     max_leaves=max_leaves or defaults.max_leaves)
+        result = evaluate_navigation(
+            run, qs, embeddings=embeddings, model=None if model in (None, "none") else model,
+            settings=settings, methods=method,
+            on_question=None if quiet else lambda n, name, o: err.print(
+                f"q{n + 1} {name}: {'ok' if o.success else 'miss'}, {o.tokens_read} tokens",
+                highlight=False))
+    except (OSError, ValueError, NavigationError) as exc:
+        raise _fail(str(exc))
+    written = write_navigation(result, out)
+    if not quiet:
+        Console().print(target_line(result.summary()), highlight=False)
+    _say(quiet, written)

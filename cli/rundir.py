@@ -16,8 +16,7 @@ import os
 import shutil
 from pathlib import Path
 
-OWNED = (".chunker", "content", "index.md", "hierarchy.json")
-
+from chunker.output import manifest
 
 class RunDirError(RuntimeError):
     """OUT cannot be used as asked; the message is one line for the user."""
@@ -72,6 +71,9 @@ class RunDir:
 
     # -- preparing a new run ------------------------------------------------------
     def prepare_new(self, force: bool) -> None:
+        """Make OUT ready for a new run. With `force`, chunker's own files (listed in the
+        manifest and unchanged) are removed; any other file where the tree goes
+        (`index.md`, `hierarchy.json`, an edited tree file) stops the run, naming it."""
         status = self.status()
         if status == "foreign" and self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"{self.path} exists and is not a directory")
@@ -81,19 +83,26 @@ class RunDir:
                               f"{self.path}`, or pass --force to start over",
                 "finished": "holds a finished run: pass --force to replace it",
                 "foreign": "is not empty and was not created by chunker: pass --force to "
-                           "write into it anyway (only chunker's own files are replaced)",
+                           "write into it anyway (files chunker did not write are never touched)",
             }[status]
             raise RunDirError(f"{self.path} {hint}")
         if status in ("unfinished", "finished", "foreign"):
             self.acquire_lock()  # never clear a directory another process is working in
-            for name in OWNED:
-                target = self.path / name
-                if name == ".chunker" and target.exists():
-                    for child in target.iterdir():
-                        if child.name != "lock":
-                            _remove(child)
-                elif target.exists() or target.is_symlink():
-                    _remove(target)
+            files = manifest.read(self.path)
+            in_the_way = [rel for rel in ("index.md", "hierarchy.json", *sorted(files))
+                          if manifest.in_the_way(self.path, rel, files)
+                          and (rel in files or rel in ("index.md", "hierarchy.json"))]
+            if in_the_way:
+                raise RunDirError(f"{self.path / in_the_way[0]} is in the way: chunker did not "
+                                  "write it (or it was edited since); move it away and run again")
+            for rel in sorted(files):
+                if manifest.owned_unchanged(self.path, rel, files):
+                    (self.path / rel).unlink()
+            _prune_empty(self.path / "content")
+            if self.meta_dir.exists():
+                for child in self.meta_dir.iterdir():
+                    if child.name != "lock":  # manifest.json goes too: its files are gone
+                        _remove(child)
         self.path.mkdir(parents=True, exist_ok=True)
 
     # -- one process at a time ----------------------------------------------------
@@ -117,6 +126,16 @@ class RunDir:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
+
+
+def _prune_empty(root: Path) -> None:
+    """Remove folders left empty under `root` (chunker's level folders), deepest first."""
+    if not root.is_dir() or root.is_symlink():
+        return
+    for dirpath, _, _ in sorted(os.walk(root), key=lambda w: -len(w[0])):
+        path = Path(dirpath)
+        if not any(path.iterdir()):
+            path.rmdir()
 
 
 def _remove(path: Path) -> None:

@@ -7,17 +7,20 @@ so a SIGKILL loses at most the step in flight (for an LLM node, one call).
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import sqlite3
 import time
 from contextlib import contextmanager
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Callable, Iterator
 
 from langgraph.store.sqlite import SqliteStore
 
 from chunker import __version__
-from chunker.cli.rundir import RunDir
-from chunker.config.context import ChunkerContext
+from chunker.cli.rundir import RunDir, RunDirError
+from chunker.config.settings import ChunkerSettings
+from chunker.document.loader import BadInput, read_document
 from chunker.graph.build import build_graph, llm_retry_policy
 from chunker.persistence.pruning_saver import PruningSqliteSaver
 
@@ -30,7 +33,7 @@ def now() -> str:
 
 
 @contextmanager
-def persistent_graph(run: RunDir, ctx: ChunkerContext) -> Iterator:
+def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     run.meta_dir.mkdir(parents=True, exist_ok=True)
     ck = sqlite3.connect(str(run.checkpoints), check_same_thread=False)
     st = sqlite3.connect(str(run.store), check_same_thread=False, isolation_level=None)
@@ -45,21 +48,39 @@ def persistent_graph(run: RunDir, ctx: ChunkerContext) -> Iterator:
         st.close()
 
 
-def context_from_meta(meta: dict, run: RunDir) -> ChunkerContext:
-    fields = {f.name for f in dataclasses.fields(ChunkerContext)}
+def settings_from_meta(meta: dict, run: RunDir) -> ChunkerSettings:
+    fields = {f.name for f in dataclasses.fields(ChunkerSettings)}
     config = {k: v for k, v in meta["config"].items() if k in fields}
     config["run_dir"] = str(run.path)
-    return ChunkerContext(**config)
+    return ChunkerSettings(**config)
 
 
-def new_meta(doc_path: str, ctx: ChunkerContext, thread_id: str) -> dict:
+def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str) -> dict:
     config = {k: v for k, v in dataclasses.asdict(ctx).items() if k != "run_dir"}
-    return {"status": "running", "source": doc_path, "model": ctx.model, "config": config,
-            "thread_id": thread_id, "tool_version": __version__, "started_at": now(),
-            "finished_at": None}
+    return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.model,
+            "config": config, "thread_id": thread_id, "tool_version": __version__,
+            "started_at": now(), "finished_at": None}
 
 
-def execute(run: RunDir, ctx: ChunkerContext, graph_input: dict | None, thread_id: str,
+def check_source(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerSettings) -> None:
+    """Before a resume: the source (where it was, or `--source`) must be the very text the
+    run started on; a changed one is refused, never mixed into the tree. A source that
+    is gone is fine once its text is in the checkpointed store."""
+    path = Path(moved_to) if moved_to is not None else Path(meta["source"])
+    if not path.exists():
+        if moved_to is not None:
+            raise RunDirError(f"no such file: {path}")
+        return  # `execute` needs it only when no checkpoint holds the text yet
+    text = read_document(path, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
+    digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    if digest != meta.get("source_sha256"):
+        raise RunDirError(f"{path} has changed since the run started (its content hash differs); "
+                          f"start a new run with `chunker run {path} -o OUT --force`")
+    if moved_to is not None:
+        run.update_meta(source=str(path.resolve()))
+
+
+def execute(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
             on_event: Callable[[dict], None] | None = None) -> dict:
     """Run (graph_input given) or continue (None) the thread; returns the final state values."""
     config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
@@ -67,7 +88,11 @@ def execute(run: RunDir, ctx: ChunkerContext, graph_input: dict | None, thread_i
     with persistent_graph(run, ctx) as graph:
         if graph_input is None and not graph.get_state(config).values:
             # killed before the first checkpoint: start over from the source
-            graph_input = {"path": run.read_meta()["source"]}
+            source = run.read_meta()["source"]
+            if not Path(source).exists():
+                raise BadInput(f"the source {source} is gone; pass its new place with "
+                               f"`chunker resume {run.path} --source PATH`")
+            graph_input = {"path": source}
         # With input None, LangGraph continues from the last checkpoint: a task whose
         # writes were saved before the crash is not run again; a finished thread is a no-op.
         for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom",

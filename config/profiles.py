@@ -17,41 +17,46 @@ log = logging.getLogger(__name__)
 class ModelProfile:
     """Size limits that suit one model."""
 
-    context_window: int
+    model_window: int
     """Tokens the model can attend to (passed to Ollama as `num_ctx`)."""
     min_chunk_tokens: int
     max_chunk_tokens: int
-    context_budget_tokens: int
+    background_budget_tokens: int
     summary_aggregation_threshold: int
     summary_count_threshold: int
+    combine_rewrite_and_summary: bool
+    """One call for rewrite, summary and slug: fewer calls for models that handle it."""
 
 
 # Large local models: generous windows, chunks of a few paragraphs.
 _LARGE = ModelProfile(
-    context_window=16384,
+    model_window=16384,
     min_chunk_tokens=800,
     max_chunk_tokens=2000,
-    context_budget_tokens=400,
+    background_budget_tokens=400,
     summary_aggregation_threshold=2000,
     summary_count_threshold=8,
+    combine_rewrite_and_summary=True,
 )
 _MEDIUM = ModelProfile(
-    context_window=8192,
+    model_window=8192,
     min_chunk_tokens=600,
     max_chunk_tokens=1500,
-    context_budget_tokens=300,
+    background_budget_tokens=300,
     summary_aggregation_threshold=1500,
     summary_count_threshold=8,
+    combine_rewrite_and_summary=True,
 )
 # SmolLM2-135M has a 8k context but degrades quickly; keep prompts short so that
 # a CPU run stays fast.
 _TINY = ModelProfile(
-    context_window=4096,
+    model_window=4096,
     min_chunk_tokens=250,
     max_chunk_tokens=700,
-    context_budget_tokens=150,
+    background_budget_tokens=150,
     summary_aggregation_threshold=800,
     summary_count_threshold=6,
+    combine_rewrite_and_summary=False,
 )
 
 PROFILES: dict[str, ModelProfile] = {
@@ -64,12 +69,13 @@ PROFILES: dict[str, ModelProfile] = {
 }
 
 CONSERVATIVE = ModelProfile(
-    context_window=4096,
+    model_window=4096,
     min_chunk_tokens=300,
     max_chunk_tokens=900,
-    context_budget_tokens=300,
+    background_budget_tokens=300,
     summary_aggregation_threshold=1000,
     summary_count_threshold=8,
+    combine_rewrite_and_summary=True,
 )
 
 

@@ -1,4 +1,4 @@
-"""The run configuration: one typed object, used as the graph's `context_schema`.
+"""The run's settings: one typed object, used as the graph's `context_schema`.
 
 Every threshold is a named field. Size fields left as `None` take their value from
 the model's profile (see `config/profiles.py`); `resolve()` fills them in.
@@ -17,13 +17,14 @@ SplitUnit = Literal["sentence", "paragraph", "word"]
 
 
 @dataclass(frozen=True)
-class ChunkerContext:
-    """Configuration of one chunker run (LangGraph runtime context)."""
+class ChunkerSettings:
+    """Settings of one chunker run (the LangGraph runtime context)."""
 
-    model: str = "scripted"
+    model: str | None = None
     """Provider string: `ollama:NAME` (or a bare Ollama name such as `qwen3:8b`),
-    `local` (embedded SmolLM2), `llamacpp:/path/model.gguf`, or `scripted[:opts]`
-    (the deterministic test model)."""
+    `local` (embedded SmolLM2), `llamacpp:/path/model.gguf`, any LangChain
+    `provider:model` (`openai:NAME`, through `init_chat_model`), or `scripted[:opts]`
+    (the deterministic test model, only when asked for by name). Required."""
 
     run_dir: str | None = None
     """Folder for the run's files (outputs, call log). `None` when served or embedded:
@@ -53,15 +54,20 @@ class ChunkerContext:
     rewrite_min_recall: float = 0.5
     """A rewrite must keep at least this share of the original's content words and
     numbers; otherwise the original itself becomes the context (facts are never lost)."""
-    combine_rewrite_and_summary: bool = False
+    combine_rewrite_and_summary: bool | None = None
     """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
-    summarize_chunk then only checks them). Off by default: small models do better with
-    one task per call."""
+    summarize_chunk then only validates them). Profile default: on for medium and large
+    models, off for the tiny one (one task per call suits a 135M model better)."""
 
-    context_budget_tokens: int | None = None
-    """Hard cap on the injected context (predecessor, level summaries, earlier chunks)."""
-    context_order: Literal["stable", "priority"] = "stable"
-    """How chosen context items are laid out: `stable` (slow-changing items first, so
+    background_budget_tokens: int | None = None
+    """Hard cap, in rendered tokens, on the background injected into completeness,
+    summary, grouping and synthesis calls (level summaries, the previous passage's
+    summary, earlier summaries)."""
+    rewrite_background_share: float = 0.25
+    """The rewrite call's background cap as a share of `model_window`: it must hold the
+    whole text right before the chunk (a chunk of up to `max_chunk_tokens`)."""
+    background_order: Literal["stable", "priority"] = "stable"
+    """How chosen background items are laid out: `stable` (slow-changing items first, so
     consecutive prompts share a long prefix for KV-cache reuse) or `priority` (the
     predecessor first; only for measuring what the stable order saves)."""
 
@@ -69,12 +75,15 @@ class ChunkerContext:
     """Aggregate a level once its pending summaries hold this many tokens in total..."""
     summary_count_threshold: int | None = None
     """...or once this many summaries are pending, whichever comes first."""
+    synthesize_full_text_levels: int = 1
+    """Blocks up to this level are synthesised from their children's full rewritten
+    texts; higher blocks from their children's summaries (smaller prompts)."""
     min_group_size: int = 2
     """Hard floor on group size: no block ever has a single child."""
     max_group_size: int = 5
     """Soft cap on group size: exceeded once, the grouping is re-prompted, then accepted."""
 
-    context_window: int | None = None
+    model_window: int | None = None
     """The model's context window (Ollama `num_ctx`)."""
     temperature: float = 0.0
     """Sampling temperature; 0 makes runs repeatable."""
@@ -92,13 +101,15 @@ class ChunkerContext:
     return_tree: bool | None = None
     """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
 
-    def resolve(self) -> "ChunkerContext":
+    def resolve(self) -> "ChunkerSettings":
         """A copy with every `None` size field taken from the model profile."""
         return _resolve(self)
 
 
 @functools.lru_cache(maxsize=64)
-def _resolve(ctx: ChunkerContext) -> ChunkerContext:
+def _resolve(ctx: ChunkerSettings) -> ChunkerSettings:
+    if not ctx.model:
+        _validate(ctx)
     profile = profile_for(ctx.model)
     updates = {}
     for f in dataclasses.fields(profile):
@@ -111,7 +122,18 @@ def _resolve(ctx: ChunkerContext) -> ChunkerContext:
     return resolved
 
 
-def _validate(ctx: ChunkerContext) -> None:
+def _validate(ctx: ChunkerSettings) -> None:
+    if not ctx.model:
+        raise ValueError("no model is set: pass a provider string such as `ollama:qwen3:8b` or "
+                         "`local` (tests ask for `scripted` by name)")
+    if not 0 < ctx.rewrite_background_share < 1:
+        raise ValueError("rewrite_background_share must lie between 0 and 1")
+    if ctx.model_window * ctx.rewrite_background_share < ctx.max_chunk_tokens + 64:
+        raise ValueError(
+            f"the rewrite's background ({ctx.rewrite_background_share} x model_window "
+            f"{ctx.model_window}) cannot hold a whole previous chunk of max_chunk_tokens "
+            f"{ctx.max_chunk_tokens}; raise model_window or rewrite_background_share, or lower "
+            "max_chunk_tokens")
     if ctx.min_chunk_tokens < 1:
         raise ValueError("min_chunk_tokens must be at least 1")
     if ctx.max_chunk_tokens < ctx.min_chunk_tokens:

@@ -23,13 +23,19 @@ _BLOCK_CHARS = 4000
 _LIKELY_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*\s+")
 
 
+def line_copy(text: str) -> str:
+    """A same-length copy with one `\n` per line break, whatever the convention: CRLF
+    becomes " \n" and a lone CR (old Mac files) becomes "\n"."""
+    return text.replace("\r\n", " \n").replace("\r", "\n")
+
+
 def detection_copy(text: str) -> str:
     """A same-length copy in which hard line wraps are spaces.
 
     pysbd ends a sentence at every single newline, which shreds hard-wrapped text;
     paragraph breaks (a blank line) are kept.
     """
-    return _single_newlines_to_spaces(text.replace("\r", " "))
+    return _single_newlines_to_spaces(line_copy(text))
 
 
 def _single_newlines_to_spaces(text: str) -> str:
@@ -99,10 +105,13 @@ class Units:
 
     text: str
     sentences: list[int] = field(default_factory=list)
+    lines: str = ""
+    """`line_copy(text)`: paragraph breaks are searched here, so CR-only and CRLF files
+    break into paragraphs like LF files do."""
 
     @classmethod
     def of(cls, text: str) -> "Units":
-        return cls(text=text, sentences=sentence_ends(text))
+        return cls(text=text, sentences=sentence_ends(text), lines=line_copy(text))
 
     def next_end(self, pos: int, unit: str) -> int:
         """The first boundary of `unit` strictly after `pos` (the text's end at most)."""
@@ -113,7 +122,7 @@ class Units:
             i = bisect.bisect_right(self.sentences, pos)
             return self.sentences[i] if i < len(self.sentences) else n
         if unit == "paragraph":
-            m = _PARA_END.search(self.text, pos + 1)
+            m = _PARA_END.search(self.lines or line_copy(self.text), pos + 1)
             return m.end() if m else n
         m = _WORD.match(self.text, pos)
         return m.end() if m and m.end() > pos else n

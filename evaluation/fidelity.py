@@ -127,12 +127,12 @@ def evaluate_fidelity(run_dir: str | Path) -> dict:
     for node in sorted(h.nodes, key=lambda n: (n.level, n.span[0])):
         rec = {"id": node.id, "level": node.level, "slug": node.slug,
                "slug_valid": is_valid_slug(node.slug, max_len),
-               "opening_pronoun": opening_pronoun(node.context),
+               "opening_pronoun": opening_pronoun(node.rewritten),
                **{f"summary_{k}": v for k, v in summary_shape(node.summary).items()}}
         if node.level == 0:
-            rec["retention"] = retention(node.original or "", node.context)
-            rec["context_is_original"] = _norm(node.context) == _norm(node.original)
-            rec["context_ratio"] = len(_norm(node.context)) / max(1, len(_norm(node.original)))
+            rec["retention"] = retention(node.original or "", node.rewritten)
+            rec["context_is_original"] = _norm(node.rewritten) == _norm(node.original)
+            rec["context_ratio"] = len(_norm(node.rewritten)) / max(1, len(_norm(node.original)))
         nodes.append(rec)
     return {"kind": "fidelity", "run_dir": str(Path(run_dir)), "model": h.meta.model,
             "doc_id": h.meta.doc_id, "nodes": nodes, "overall": overall(nodes)}

@@ -45,7 +45,7 @@ def boundary_only(model: str, overrides: dict | None = None) -> tuple[str, dict]
     The settings carry `model`'s profile sizes (window, chunk and context limits) so that
     the run is sized as a plain run of `model` would be; explicit overrides win.
     """
-    from chunker.config.context import ChunkerContext
+    from chunker.config.settings import ChunkerSettings
     from chunker.config.profiles import ModelProfile, profile_for
     from chunker.llm.registry import get_model, register_instance
     from chunker.testing.scripted import ScriptedChatModel
@@ -53,7 +53,7 @@ def boundary_only(model: str, overrides: dict | None = None) -> tuple[str, dict]
     profile = profile_for(model)
     sizes = {f.name: getattr(profile, f.name) for f in dataclasses.fields(ModelProfile)}
     settings = {**sizes, **(overrides or {})}
-    real = get_model(ChunkerContext(model=model, **settings).resolve())
+    real = get_model(ChunkerSettings(model=model, **settings).resolve())
     spec = f"{PREFIX}{model}"
     register_instance(spec, BoundaryOnlyModel(boundary=real, rest=ScriptedChatModel()))
     return spec, settings

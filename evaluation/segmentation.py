@@ -33,13 +33,13 @@ LLM_KEYS = ("calls.total", "tokens.prompt", "tokens.completion")
 
 def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
     """Leaf start offsets, stats and wall time of one in-memory chunker run."""
-    from chunker.config.context import ChunkerContext
+    from chunker.config.settings import ChunkerSettings
     from chunker.graph import build_graph
     from langgraph.store.memory import InMemoryStore
 
     started = time.perf_counter()
     graph = build_graph(store=InMemoryStore())
-    ctx = ChunkerContext(model=model, **(overrides or {}))
+    ctx = ChunkerSettings(model=model, **(overrides or {}))
     out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
     tree = out["tree"]
     leaves = sorted((n for n in tree["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])

@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.base import BaseStore
 from langgraph.types import RetryPolicy
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.graph import routes
 from chunker.llm.errors import is_transient
 from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
@@ -32,8 +32,8 @@ from chunker.nodes.window import expand_window
 from chunker.nodes.write import write_outputs
 from chunker.state.schema import ChunkerInput, ChunkerOutput, ChunkerState
 
-def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts,
-                     initial_s: float = ChunkerContext.llm_retry_initial_s) -> RetryPolicy:
+def llm_retry_policy(max_attempts: int = ChunkerSettings.llm_max_attempts,
+                     initial_s: float = ChunkerSettings.llm_retry_initial_s) -> RetryPolicy:
     """Transient LLM failures: exponential backoff with jitter, bounded attempts."""
     return RetryPolicy(initial_interval=initial_s, backoff_factor=2.0, max_interval=30.0,
                        max_attempts=max_attempts, jitter=True, retry_on=is_transient)
@@ -42,7 +42,7 @@ def llm_retry_policy(max_attempts: int = ChunkerContext.llm_max_attempts,
 def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStore | None = None,
                 *, llm_retry: RetryPolicy | None = None, name: str = "chunker"):
     retry = llm_retry or llm_retry_policy()
-    g = StateGraph(ChunkerState, context_schema=ChunkerContext, input_schema=ChunkerInput,
+    g = StateGraph(ChunkerState, context_schema=ChunkerSettings, input_schema=ChunkerInput,
                    output_schema=ChunkerOutput)
     plain = {
         "load_document": load_document, "expand_window": expand_window,

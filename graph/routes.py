@@ -1,24 +1,29 @@
 """Routing functions: every decision in the graph, as a function of the state.
 
-Each returns the name of the next node.
+Each returns the name of the next node, typed as a `Literal` of its possible targets.
 """
 
 from __future__ import annotations
 
+from typing import Literal
+
 from langgraph.runtime import Runtime
 
+from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import settings
 from chunker.state.schema import ChunkerState
 
 
-def after_expand(state: ChunkerState, runtime: Runtime) -> str:
+def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                 ) -> Literal["force_split", "check_completeness"]:
     """Safety valve: a window of max_chunk_tokens is split without asking the LLM."""
     if state["window_tokens"] >= settings(runtime).max_chunk_tokens:
         return "force_split"
     return "check_completeness"
 
 
-def after_validate(state: ChunkerState, runtime: Runtime) -> str:
+def after_validate(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Literal[
+        "rewrite_chunk", "expand_window", "retry_boundary", "fallback_boundary", "force_split"]:
     status = state["boundary_status"]
     if status == "match":
         return "rewrite_chunk"
@@ -30,7 +35,8 @@ def after_validate(state: ChunkerState, runtime: Runtime) -> str:
     return "retry_boundary" if state.get("boundary_attempt", 0) == 0 else "fallback_boundary"
 
 
-def after_aggregation_check(state: ChunkerState) -> str:
+def after_aggregation_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                            ) -> Literal["group_summaries", "finalize_tree", "expand_window"]:
     """The aggregation hook after each leaf: sweep a level, or go on chunking, or finish."""
     if state.get("agg_level") is not None:
         return "group_summaries"
@@ -39,16 +45,23 @@ def after_aggregation_check(state: ChunkerState) -> str:
     return "expand_window"
 
 
-def after_group_validation(state: ChunkerState) -> str:
-    return {"ok": "synthesize_block", "retry": "group_summaries",
-            "fallback": "fallback_grouping"}[state["group_status"]]
+def after_group_validation(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                           ) -> Literal["synthesize_block", "group_summaries", "fallback_grouping"]:
+    status = state["group_status"]
+    if status == "ok":
+        return "synthesize_block"
+    if status == "retry":
+        return "group_summaries"
+    return "fallback_grouping"
 
 
-def after_synthesis(state: ChunkerState) -> str:
+def after_synthesis(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                    ) -> Literal["synthesize_block", "finalize_tree", "check_aggregation"]:
     if state.get("groups_todo"):
         return "synthesize_block"
     return "finalize_tree" if state.get("finalizing") else "check_aggregation"
 
 
-def after_finalize(state: ChunkerState) -> str:
+def after_finalize(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                   ) -> Literal["write_outputs", "group_summaries"]:
     return "write_outputs" if state.get("root_id") else "group_summaries"

@@ -1,11 +1,22 @@
-"""Which LLM failures are transient (retried with backoff by LangGraph's RetryPolicy)."""
+"""LLM errors: a model that cannot be used at all, and which failures are transient
+(retried with backoff by LangGraph's RetryPolicy)."""
 
 from __future__ import annotations
+
+
+class ModelUnavailable(RuntimeError):
+    """The model cannot be used at all (missing extra, server down, model not pulled)."""
 
 
 def is_transient(exc: BaseException) -> bool:
     """Connection refused or dropped, timeouts and HTTP 5xx: worth retrying."""
     if isinstance(exc, (ConnectionError, TimeoutError)):
+        return True
+    # LangChain integrations (langchain-openai, ...) raise these provider-neutral types;
+    # ModelAPIError is a provider's HTTP 5xx.
+    from langchain_core.exceptions import ModelAPIError, ModelConnectionError, ModelTimeoutError
+
+    if isinstance(exc, (ModelConnectionError, ModelTimeoutError, ModelAPIError)):
         return True
     try:
         import httpx

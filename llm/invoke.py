@@ -4,23 +4,42 @@ Transient failures (connection refused, timeouts, HTTP 5xx) are raised, so that 
 node's LangGraph `RetryPolicy` retries them with backoff. Output that does not parse
 or fit the schema is not transient: it gets one repair turn here, then the caller
 receives `parsed=None` and applies its node's fallback.
+
+A repair is a second call inside the same node run. So that a crash during the repair
+re-issues only the repair (at most one call per crash), an invalid first answer is
+kept in the run's store (`memo`) before the repair is sent; a re-run of the node finds
+it there and goes straight to the repair, counting the first call's usage again
+(the crashed run's counters were never committed).
 """
 
 from __future__ import annotations
 
+import hashlib
 import time
 from dataclasses import dataclass, field
+from typing import Protocol
 
 from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from chunker import prompts
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.calllog import log_call
 from chunker.llm.registry import get_model
 from chunker.llm.schemas import SCHEMAS
 from chunker.llm.structured import JsonSchemaChatModel
+
+
+class CallMemo(Protocol):
+    """Where an invalid first answer waits for its repair (the run's store)."""
+
+    def get_value(self, kind: str, key: str) -> dict | None: ...
+
+    def put_value(self, kind: str, key: str, value: dict) -> None: ...
+
+
+MEMO_KIND = "llm_repairs"
 
 
 @dataclass
@@ -45,8 +64,9 @@ def _usage(raw, prompt_text: str) -> tuple[int, int]:
             c if c is not None else count_tokens(text))
 
 
-def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_text: str,
-             writer=None, max_output_tokens: int | None = None) -> CallResult:
+def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, background: str,
+             writer=None, max_output_tokens: int | None = None,
+             memo: CallMemo | None = None) -> CallResult:
     """Ask the model for `task` (a key of SCHEMAS); never raises on bad output.
 
     `max_output_tokens` caps the answer of in-process models (a rewrite need not be much
@@ -57,10 +77,19 @@ def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_te
     runnable = _structured(model, schema)
     call_kwargs = ({"max_tokens": max_output_tokens}
                    if max_output_tokens and isinstance(model, JsonSchemaChatModel) else {})
-    system = prompts.render("system", context=context_text)
+    system = prompts.render("system", background=background)
     messages = [SystemMessage(system), HumanMessage(user)]
     result = CallResult(parsed=None)
-    for attempt in range(2):
+    memo_key = hashlib.sha256(f"{node}\x00{task}\x00{system}\x00{user}".encode(
+        "utf-8", "surrogatepass")).hexdigest()[:32]
+    first = memo.get_value(MEMO_KIND, memo_key) if memo is not None else None
+    attempts = range(2)
+    if first is not None:  # re-run after a crash during the repair: repair only
+        result.stats.update(first["stats"])
+        result.error = first["error"]
+        messages = _repair_messages(messages, first["response"], first["error"])
+        attempts = range(1, 2)
+    for attempt in attempts:
         prompt_text = "\n\n".join(str(m.content) for m in messages)
         started = time.perf_counter()
         try:
@@ -102,9 +131,15 @@ def call_llm(ctx: ChunkerContext, *, node: str, task: str, user: str, context_te
             break
         if attempt == 0:
             _add(result.stats, "repairs", 1)
-            messages = messages + [AIMessage(response_text or ""),
-                                   HumanMessage(prompts.render("repair", error=result.error))]
+            if memo is not None:
+                memo.put_value(MEMO_KIND, memo_key, {"stats": dict(result.stats), "error": result.error,
+                                                     "response": response_text or ""})
+            messages = _repair_messages(messages, response_text or "", result.error)
     return result
+
+
+def _repair_messages(messages: list, response_text: str, error: str) -> list:
+    return messages + [AIMessage(response_text), HumanMessage(prompts.render("repair", error=error))]
 
 
 def _add(stats: dict[str, int], key: str, n: int) -> None:

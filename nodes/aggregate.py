@@ -11,6 +11,7 @@ import math
 
 from langgraph.runtime import Runtime
 
+from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import settings
 from chunker.state.schema import ChunkerState
 
@@ -26,7 +27,7 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
     return None
 
 
-def check_aggregation(state: ChunkerState, runtime: Runtime) -> dict:
+def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
@@ -60,7 +61,7 @@ def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> s
     return None
 
 
-def validate_groups(state: ChunkerState, runtime: Runtime) -> dict:
+def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = state["agg_level"]
     items = state["pending"][level]
@@ -81,7 +82,7 @@ def validate_groups(state: ChunkerState, runtime: Runtime) -> dict:
     return _accept(state, [[items[i][0] for i in g] for g in groups], level)
 
 
-def fallback_grouping(state: ChunkerState, runtime: Runtime) -> dict:
+def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """After two hard failures: even-sized groups of consecutive items."""
     cfg = settings(runtime)
     level = state["agg_level"]

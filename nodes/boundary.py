@@ -10,6 +10,7 @@ import logging
 
 from langgraph.runtime import Runtime
 
+from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens, prefix_within
 from chunker.nodes.common import settings, units_of
 from chunker.state.schema import ChunkerState
@@ -17,13 +18,23 @@ from chunker.state.schema import ChunkerState
 log = logging.getLogger("chunker")
 
 
+def starts_word(text: str, pos: int) -> bool:
+    """Whether a match at `pos` begins at a word boundary (not inside a word)."""
+    return pos == 0 or not (text[pos - 1].isalnum() and text[pos].isalnum())
+
+
 def find_phrase(text: str, phrase: str, lo: int, hi: int) -> int | None:
-    """Start of the first verbatim occurrence of `phrase` wholly inside text[lo:hi]."""
+    """Start of the first verbatim occurrence of `phrase` wholly inside text[lo:hi] that
+    begins at a word boundary ("hird closes the" never matches inside "third")."""
     pos = text.find(phrase, lo, hi)
-    return None if pos < 0 else pos
+    while pos >= 0:
+        if starts_word(text, pos):
+            return pos
+        pos = text.find(phrase, pos + 1, hi)
+    return None
 
 
-def validate_boundary(state: ChunkerState, runtime: Runtime) -> dict:
+def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     text = units_of(state, runtime).text
     n = len(text)
@@ -40,8 +51,9 @@ def validate_boundary(state: ChunkerState, runtime: Runtime) -> dict:
             return accept(n, "end")
         return {"boundary_status": "expand", "stats": {"boundary.incomplete": 1}}
     phrase = (phrase or "").strip()
-    if complete is True and not phrase:
-        return accept(window_end, "window")
+    if complete is True and window_end >= n and not phrase:
+        return accept(n, "end")  # the window holds the rest of the document
+    # A null or blank phrase is a miss like any other: the boundary must be named.
     if complete is True and len(phrase) >= cfg.min_boundary_chars:
         pos = find_phrase(text, phrase, state["min_end"], state["shown_end"])
         if pos is not None and pos > cursor and count_tokens(text[cursor:pos]) <= cfg.max_chunk_tokens:
@@ -50,7 +62,7 @@ def validate_boundary(state: ChunkerState, runtime: Runtime) -> dict:
     return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
 
 
-def fallback_boundary(state: ChunkerState, runtime: Runtime) -> dict:
+def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """Second miss: end at the last sentence boundary in the window."""
     units = units_of(state, runtime)
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
@@ -61,7 +73,7 @@ def fallback_boundary(state: ChunkerState, runtime: Runtime) -> dict:
             "forced": False, "stats": {"boundary.fallback": 1}}
 
 
-def force_split(state: ChunkerState, runtime: Runtime) -> dict:
+def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """Safety valve: split at the last sentence boundary under the token cap; with no
     sentence boundary, at the last word boundary; with no word boundary, at the cap."""
     cfg = settings(runtime)

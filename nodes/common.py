@@ -1,4 +1,4 @@
-"""Helpers shared by the nodes: resolved settings, the store, progress events, text."""
+"""Helpers shared by the nodes: resolved settings, the run's store, progress events, text."""
 
 from __future__ import annotations
 
@@ -8,32 +8,38 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.context import ChunkerContext
-from chunker.document.units import Units
-from chunker.state.store import get_units
+from chunker.config.settings import ChunkerSettings
+from chunker.document.units import Units, sentence_ends
+from chunker.state.schema import ChunkerState
+from chunker.state.store import RunStore
 
 # Used only when the graph is embedded in a parent graph compiled without a store.
 _FALLBACK_STORE = InMemoryStore()
 
 
-def settings(runtime: Runtime) -> ChunkerContext:
+def settings(runtime: Runtime[ChunkerSettings]) -> ChunkerSettings:
     ctx = runtime.context
     if ctx is None:
-        ctx = ChunkerContext()
+        ctx = ChunkerSettings()
     elif isinstance(ctx, dict):
-        ctx = ChunkerContext(**ctx)
+        ctx = ChunkerSettings(**ctx)
     return ctx.resolve()
 
 
-def store_of(runtime: Runtime) -> BaseStore:
+def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:
     return runtime.store if runtime.store is not None else _FALLBACK_STORE
 
 
-def units_of(state: dict, runtime: Runtime) -> Units:
-    return get_units(store_of(runtime), state["doc_id"])
+def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStore:
+    """This run's namespaced view of the store."""
+    return RunStore(store_of(runtime), state["run_key"])
 
 
-def emit(runtime: Runtime, event: dict) -> None:
+def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:
+    return run_store(state, runtime).units(state["doc_id"])
+
+
+def emit(runtime: Runtime[ChunkerSettings], event: dict) -> None:
     """A custom stream event (progress bar); a no-op when nobody listens."""
     runtime.stream_writer(event)
 
@@ -43,27 +49,17 @@ def clean_line(text: str | None) -> str:
     return " ".join((text or "").split())
 
 
-_SENTENCE_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*(?=\s|$)")
-
-
 def cap_text(text: str, max_chars: int) -> str:
-    """Cut at the last sentence end, else word boundary, within max_chars."""
+    """Cut at the last sentence end (the same pysbd segmenter as the split units), else at
+    a word boundary, within max_chars."""
     if len(text) <= max_chars:
         return text
     head = text[:max_chars]
-    ends = [m.end() for m in _SENTENCE_END.finditer(head)]
+    ends = [e for e in sentence_ends(text) if e <= max_chars]
     if ends and ends[-1] > max_chars // 3:
-        return head[:ends[-1]]
+        return head[:ends[-1]].rstrip()
     cut = head.rfind(" ")
     return (head[:cut] if cut > max_chars // 3 else head).rstrip() + "\u2026"
-
-
-def first_sentences(text: str, max_chars: int) -> str:
-    """An extractive summary: the opening sentence(s) of `text`, capped."""
-    text = clean_line(text)
-    m = _SENTENCE_END.search(text, 20)
-    first = text[:m.end()] if m else text
-    return cap_text(first, max_chars) or "(empty passage)"
 
 
 _WORD = re.compile(r"[^\W_]{4,}|\d+(?:[.,]\d+)*")
@@ -82,3 +78,11 @@ def recall(original: str, rewrite: str) -> float:
 def is_prose(text: str, min_words: int = 3) -> bool:
     """At least a few real words (rejects "...", "{ document_content }" and the like)."""
     return len(_HAS_WORDS.findall(text)) >= min_words
+
+
+def first_sentences(text: str, max_chars: int) -> str:
+    """An extractive summary: the opening sentence(s) of `text`, capped (pysbd ends)."""
+    text = clean_line(text)
+    ends = [e for e in sentence_ends(text) if e >= 20]
+    first = text[:ends[0]].rstrip() if ends else text
+    return cap_text(first, max_chars) or "(empty passage)"

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from chunker.config.settings import ChunkerSettings
 from chunker.nodes.aggregate import fresh_grouping
 from chunker.state.schema import ChunkerState
 
 
-def finalize_tree(state: ChunkerState, runtime: Runtime) -> dict:
+def finalize_tree(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     pending = [list(items) for items in state["pending"]]
     top = max(level for level, items in enumerate(pending) if items)
     for level in range(top + 1):

@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 import hashlib
+import uuid
 
 from langgraph.runtime import Runtime
 
 from chunker.document.loader import BadInput, decode_document, read_document
+from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import emit, settings, store_of
 from chunker.state.schema import ChunkerState
-from chunker.state.store import get_units, put_text
+from chunker.state.store import RunStore
 
 
-def load_document(state: ChunkerState, runtime: Runtime) -> dict:
+def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     text = state.get("text")
     if text is None:
@@ -24,12 +26,15 @@ def load_document(state: ChunkerState, runtime: Runtime) -> dict:
         # Validate passed text like a file's (empty, whitespace-only, NUL characters).
         text = decode_document(text.encode("utf-8", "surrogatepass"), source="text")
     doc_id = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
-    store = store_of(runtime)
-    put_text(store, doc_id, text)
-    get_units(store, doc_id)  # segment once now, so the first window step is not slow
+    # A fresh key per run: runs that share a store never touch each other's records.
+    # Resume continues from the checkpoint, which holds the key.
+    rs = RunStore(store_of(runtime), uuid.uuid4().hex[:16])
+    rs.put_text(doc_id, text)
+    rs.units(doc_id)  # segment once now, so the first window step is not slow
     emit(runtime, {"event": "progress", "cursor": 0, "total": len(text), "leaves": 0})
     return {
         "text": None,  # the store holds it now; checkpoints must not repeat it
+        "run_key": rs.run_key,
         "doc_id": doc_id,
         "doc_chars": len(text),
         "cursor": 0,

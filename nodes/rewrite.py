@@ -1,54 +1,53 @@
-"""rewrite_chunk: the chunk as a self-sufficient context, stored beside its original."""
+"""rewrite_chunk: the chunk as a self-sufficient rewritten text, stored beside its original."""
 
 from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
 from chunker import prompts
+from chunker.background.policy import leaf_background
+from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import recall, settings, store_of, units_of
-from chunker.nodes.completeness import leaf_context
+from chunker.nodes.common import recall, run_store, settings
+from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
-from chunker.state.store import node_id, put_node
+from chunker.state.store import node_id
 
 
-def rewrite_chunk(state: ChunkerState, runtime: Runtime) -> dict:
+def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    text = units_of(state, runtime).text
+    rs = run_store(state, runtime)
+    text = rs.units(state["doc_id"]).text
     start, end = state["cursor"], state["chunk_end"]
     original = text[start:end]
     task = "rewrite_summarize" if cfg.combine_rewrite_and_summary else "rewrite"
     original_tokens = count_tokens(original)
+    background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
     result = call_llm(cfg, node="rewrite_chunk", task=task,
-                      user=prompts.render(task, chunk=original),
-                      context_text=leaf_context(state, runtime), writer=runtime.stream_writer,
+                      user=prompts.render(task, chunk=original), background=background,
+                      writer=runtime.stream_writer, memo=rs,
                       max_output_tokens=int(1.3 * original_tokens) + 96)
     stats = dict(result.stats)
-    context = (result.parsed.context.strip() if result.parsed else "")
-    if context and recall(original, context) < cfg.rewrite_min_recall:
-        context = ""  # the model dropped facts (or wrote about something else)
+    rewritten = (result.parsed.rewritten.strip() if result.parsed else "")
+    if rewritten and recall(original, rewritten) < cfg.rewrite_min_recall:
+        rewritten = ""  # the model dropped facts (or wrote about something else)
         stats["rewrite.unfaithful"] = 1
-    if not context:
-        # Fallback: the original itself is always a faithful (if unresolved) context.
-        context = " ".join(original.split())
+    kept = bool(rewritten)
+    if not kept:
+        # Fallback: the original itself is always a faithful (if unresolved) text.
+        rewritten = " ".join(original.split())
         stats["fallback.rewrite"] = 1
+    else:
+        stats["kept.rewrite"] = 1
     index = state["leaf_count"]
-    put_node(store_of(runtime), state["doc_id"], {
-        "id": node_id(0, index),
-        "level": 0,
-        "index": index,
-        "span": [start, end],
-        "original": original,
-        "context": context,
-        "context_tokens": count_tokens(context),
-        "tokens": original_tokens,
-        "forced_split": bool(state.get("forced")),
-        "boundary": state.get("chunk_outcome"),
-        "children": [],
-        # combined mode: summarize_chunk checks these instead of asking again
-        "summary": getattr(result.parsed, "summary", "") or "",
-        "summary_tokens": 0,
-        "slug_hint": getattr(result.parsed, "slug", "") or "",
-    })
+    rs.put_node(NodeRecord(
+        id=node_id(0, index), level=0, index=index, span=(start, end), original=original,
+        rewritten=rewritten, rewritten_tokens=count_tokens(rewritten), tokens=original_tokens,
+        forced_split=bool(state.get("forced")), boundary=state.get("chunk_outcome"),
+        rewrite_kept=kept,
+        # combined mode: summarize_chunk validates these instead of asking again
+        summary_hint=getattr(result.parsed, "summary", "") or "",
+        slug_hint=getattr(result.parsed, "slug", "") or "",
+    ))
     return {"stats": stats}

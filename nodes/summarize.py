@@ -1,5 +1,10 @@
 """summarize_chunk: a 1-2 sentence summary and a slug; then the cursor moves on.
 
+In combined mode (the default for medium and large models) the rewrite call already
+answered the summary and slug: this node only validates them. Its input is then the
+record's `summary_hint`, which it never overwrites, so a re-run after a crash counts
+exactly what the first run counted.
+
 This is the end of a leaf's life in phase 1. The aggregation sweep plugs in right
 after it (`check_aggregation`).
 """
@@ -9,37 +14,42 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker import prompts
+from chunker.background.policy import leaf_background
+from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import cap_text, clean_line, emit, first_sentences, is_prose, settings, store_of
-from chunker.nodes.completeness import leaf_context
+from chunker.nodes.common import cap_text, clean_line, emit, first_sentences, is_prose, run_store, settings
 from chunker.state.schema import ChunkerState
-from chunker.state.store import get_node, node_id, put_node
+from chunker.state.store import node_id
 
 
-def summarize_chunk(state: ChunkerState, runtime: Runtime) -> dict:
+def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    store = store_of(runtime)
+    rs = run_store(state, runtime)
     index = state["leaf_count"]
-    record = get_node(store, state["doc_id"], node_id(0, index))
+    record = rs.get_node(node_id(0, index))
     if cfg.combine_rewrite_and_summary:  # the rewrite call already answered
-        summary, slug_hint, stats = record["summary"], record["slug_hint"], {}
+        summary, slug_hint, stats = record.summary_hint, record.slug_hint, {}
     else:
+        background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
         result = call_llm(cfg, node="summarize_chunk", task="summarize",
-                          user=prompts.render("summarize", chunk=record["context"]),
-                          context_text=leaf_context(state, runtime), writer=runtime.stream_writer)
+                          user=prompts.render("summarize", chunk=record.rewritten),
+                          background=background, writer=runtime.stream_writer, memo=rs)
         stats = dict(result.stats)
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""
     summary = cap_text(clean_line(summary), cfg.summary_max_chars)
     if not is_prose(summary):
-        summary = first_sentences(record["context"], cfg.summary_max_chars)
+        summary = first_sentences(record.rewritten, cfg.summary_max_chars)
         stats["fallback.summary"] = 1
-    record.update(summary=summary, summary_tokens=count_tokens(summary), slug_hint=slug_hint)
-    put_node(store, state["doc_id"], record)
+    else:
+        stats["kept.summary"] = 1
+    record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),
+                                       "slug_hint": slug_hint})
+    rs.put_node(record)
 
     pending = [list(level) for level in state["pending"]]
-    pending[0].append([record["id"], record["summary_tokens"]])
+    pending[0].append([record.id, record.summary_tokens])
     stats["leaves"] = 1
     emit(runtime, {"event": "progress", "cursor": state["chunk_end"], "total": state["doc_chars"],
                    "leaves": index + 1})

@@ -9,12 +9,13 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
+from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.nodes.common import settings, units_of
 from chunker.state.schema import ChunkerState
 
 
-def expand_window(state: ChunkerState, runtime: Runtime) -> dict:
+def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     units = units_of(state, runtime)
     text, n = units.text, len(units.text)

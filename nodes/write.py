@@ -9,10 +9,11 @@ from pathlib import Path
 from langgraph.runtime import Runtime
 
 from chunker import __version__
-from chunker.nodes.common import settings, store_of
+from chunker.config.settings import ChunkerSettings
+from chunker.nodes.common import run_store, settings
 from chunker.output.assemble import assemble
 from chunker.output.hierarchy import RunMeta
-from chunker.output.writer import write_tree
+from chunker.output.writer import foreign_stems, write_tree
 from chunker.state.schema import ChunkerState
 
 # Fields that describe where a run happens, not what it computes: they stay out of
@@ -24,7 +25,7 @@ def public_config(cfg) -> dict:
     return {k: v for k, v in dataclasses.asdict(cfg).items() if k not in _LOCAL_FIELDS}
 
 
-def write_outputs(state: ChunkerState, runtime: Runtime) -> dict:
+def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     source = state.get("path")
     meta = RunMeta(
@@ -33,8 +34,9 @@ def write_outputs(state: ChunkerState, runtime: Runtime) -> dict:
         stats=dict(sorted((state.get("stats") or {}).items())),
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
-    hierarchy = assemble(store_of(runtime), state["doc_id"], state["leaf_count"],
-                         state["block_counts"], state["root_id"], meta, cfg.slug_max_length)
+    hierarchy = assemble(run_store(state, runtime), state["leaf_count"], state["block_counts"],
+                         state["root_id"], meta, cfg.slug_max_length,
+                         taken=foreign_stems(cfg.run_dir) if cfg.run_dir else None)
     if cfg.run_dir:
         title = Path(source).stem if source else "Document"
         write_tree(cfg.run_dir, hierarchy, title)

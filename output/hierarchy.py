@@ -11,7 +11,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, Field
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 
 class TreeNode(BaseModel):
@@ -21,7 +21,7 @@ class TreeNode(BaseModel):
     children: list[str] = Field(default_factory=list, description="child ids in document order")
     span: tuple[int, int] = Field(description="[start, end) character offsets in the source")
     original: str | None = Field(default=None, description="the source text (leaves only)")
-    context: str = Field(description="self-sufficient rewrite (leaves) or synthesis (blocks)")
+    rewritten: str = Field(description="self-sufficient rewrite (leaves) or synthesis (blocks)")
     summary: str
     slug: str
     filename: str = Field(description="path of the node's Markdown file, relative to OUT")

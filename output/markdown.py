@@ -62,7 +62,7 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         lines.append(f"Previous: {link(prev)}")
     if nxt:
         lines.append(f"Next: {link(nxt)}")
-    lines += ["", body_text(node.context.strip()), ""]
+    lines += ["", body_text(node.rewritten.strip()), ""]
     if node.children:
         lines.append("## Contents\n")
         lines += [f"- {link(nodes[c])}" for c in node.children]

@@ -38,9 +38,11 @@ def is_valid_slug(slug: str, max_length: int = 60) -> bool:
 class SlugAllocator:
     """Unique stems per folder: collisions get -2, -3, ... within the length cap."""
 
-    def __init__(self, max_length: int = 60):
+    def __init__(self, max_length: int = 60, taken: dict[str, set[str]] | None = None):
+        """`taken`: stems per folder that already belong to someone else (a user's own
+        notes in OUT/content): never allocated."""
         self.max_length = max(8, max_length)
-        self.used: dict[str, set[str]] = {}
+        self.used: dict[str, set[str]] = {k: set(v) for k, v in (taken or {}).items()}
 
     def allocate(self, folder: str, slug: str) -> str:
         used = self.used.setdefault(folder, set())

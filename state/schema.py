@@ -41,6 +41,8 @@ class ChunkerState(TypedDict, total=False):
     text: str | None
     path: str | None
     # document
+    run_key: str
+    """Namespaces this run's store records (drawn once by load_document)."""
     doc_id: str
     doc_chars: int
     # phase 1: the window [cursor, window_end) and the chunk being decided

@@ -1,68 +1,82 @@
-"""Payloads in the LangGraph store, under deterministic keys.
+"""Payloads in the LangGraph store, under deterministic keys namespaced by run.
 
-Namespace `("chunker", doc_id, "doc")` holds the document text; `("chunker", doc_id,
-"nodes")` holds one record per tree node, keyed by its id (`L0-00001`, `L1-00001`, ...).
-Ids come from counters in the state, so a node re-run after a resume overwrites its
-own record instead of adding a duplicate.
+Every key lives under `("chunker", run_key, ...)`: `run_key` is drawn once per run by
+load_document and kept in the graph state, so two runs that share one store (two
+threads under `langgraph dev`, two chunker subgraphs of one parent) never see each
+other's records, even on the same text with different settings. Inside a run, node
+ids come from counters in the state (`L0-00001`, `L1-00001`, ...), so a node re-run
+after a resume overwrites its own record instead of adding a duplicate.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from dataclasses import dataclass
 
 from langgraph.store.base import BaseStore
 
 from chunker.document.units import Units
+from chunker.state.records import NodeRecord
 
 
 def node_id(level: int, index: int) -> str:
     return f"L{level}-{index:05d}"
 
 
-def doc_ns(doc_id: str) -> tuple[str, ...]:
-    return ("chunker", doc_id, "doc")
+@dataclass(frozen=True)
+class RunStore:
+    """One run's view of a shared store."""
 
+    store: BaseStore
+    run_key: str
 
-def nodes_ns(doc_id: str) -> tuple[str, ...]:
-    return ("chunker", doc_id, "nodes")
+    def ns(self, *parts: str) -> tuple[str, ...]:
+        return ("chunker", self.run_key, *parts)
 
+    # -- the document -------------------------------------------------------------
+    def put_text(self, doc_id: str, text: str) -> None:
+        self.store.put(self.ns("doc"), "text", {"text": text, "doc_id": doc_id}, index=False)
 
-def put_text(store: BaseStore, doc_id: str, text: str) -> None:
-    store.put(doc_ns(doc_id), "text", {"text": text}, index=False)
-
-
-def get_units(store: BaseStore, doc_id: str) -> Units:
-    """The document and its sentence boundaries, cached per process.
-
-    Segmenting a book takes seconds and every window step needs it. `doc_id` is a
-    hash of the text, so a cached entry can never be stale.
-    """
-    units = _UNITS.get(doc_id)
-    if units is None:
-        item = store.get(doc_ns(doc_id), "text")
+    def text(self) -> str:
+        item = self.store.get(self.ns("doc"), "text")
         if item is None:
-            raise LookupError(f"document {doc_id} is not in the store")
-        units = Units.of(item.value["text"])
-        if len(_UNITS) >= 4:
-            _UNITS.pop(next(iter(_UNITS)))
-        _UNITS[doc_id] = units
-    return units
+            raise LookupError(f"run {self.run_key} has no document in the store")
+        return item.value["text"]
+
+    def units(self, doc_id: str) -> Units:
+        """The document and its sentence boundaries, cached per process.
+
+        Segmenting a book takes seconds and every window step needs it. `doc_id` is a
+        hash of the text, so a cached entry can never be stale.
+        """
+        units = _UNITS.get(doc_id)
+        if units is None:
+            units = Units.of(self.text())
+            if len(_UNITS) >= 4:
+                _UNITS.pop(next(iter(_UNITS)))
+            _UNITS[doc_id] = units
+        return units
+
+    # -- tree nodes ---------------------------------------------------------------
+    def put_node(self, record: NodeRecord) -> None:
+        self.store.put(self.ns("nodes"), record.id, record.model_dump(mode="json"), index=False)
+
+    def find_node(self, nid: str) -> NodeRecord | None:
+        item = self.store.get(self.ns("nodes"), nid)
+        return None if item is None else NodeRecord.model_validate(item.value)
+
+    def get_node(self, nid: str) -> NodeRecord:
+        record = self.find_node(nid)
+        if record is None:
+            raise LookupError(f"node {nid} of run {self.run_key} is not in the store")
+        return record
+
+    # -- small per-run values (LLM answers kept across a crash, caches) -----------
+    def put_value(self, kind: str, key: str, value: dict) -> None:
+        self.store.put(self.ns(kind), key, value, index=False)
+
+    def get_value(self, kind: str, key: str) -> dict | None:
+        item = self.store.get(self.ns(kind), key)
+        return None if item is None else item.value
 
 
 _UNITS: dict[str, Units] = {}
-
-
-def put_node(store: BaseStore, doc_id: str, record: dict[str, Any]) -> None:
-    store.put(nodes_ns(doc_id), record["id"], record, index=False)
-
-
-def get_node(store: BaseStore, doc_id: str, nid: str) -> dict[str, Any]:
-    item = store.get(nodes_ns(doc_id), nid)
-    if item is None:
-        raise LookupError(f"node {nid} of document {doc_id} is not in the store")
-    return item.value
-
-
-def find_node(store: BaseStore, doc_id: str, nid: str) -> dict[str, Any] | None:
-    item = store.get(nodes_ns(doc_id), nid)
-    return None if item is None else item.value

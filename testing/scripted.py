@@ -35,6 +35,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
+from chunker.config.settings import ChunkerSettings
 from chunker.llm.structured import JsonSchemaChatModel
 
 _FAULTS = ("paraphrase", "paraphrase_retry", "absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
@@ -142,6 +143,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
             "Summary": self._summary,
             "Grouping": self._grouping,
             "Block": self._block,
+            "NavigateChoice": self._navigate_choice,
+            "NavigateAnswer": self._navigate_answer,
         }.get(task)
         if handler is None:
             return json.dumps({"error": f"scripted model has no answer for schema {task!r}"})
@@ -169,9 +172,9 @@ class ScriptedChatModel(JsonSchemaChatModel):
 
     def _rewrite(self, prompt: str, user: str) -> dict:
         if self.rewrite is not None:
-            return {"context": self.rewrite}
+            return {"rewritten": self.rewrite}
         chunk = _tag(user, "chunk")
-        return {"context": " ".join(chunk.split()) or "(empty passage)"}
+        return {"rewritten": " ".join(chunk.split()) or "(empty passage)"}
 
     def _rewrite_summary(self, prompt: str, user: str) -> dict:
         return {**self._rewrite(prompt, user), **self._summary(prompt, user)}
@@ -207,8 +210,36 @@ class ScriptedChatModel(JsonSchemaChatModel):
         firsts = [_first_sentence(p) for p in parts if p]
         context = " ".join(firsts) or "(empty)"
         summary = self.summary if self.summary is not None else _first_sentence(context)
-        return {"context": context, "summary": summary,
+        return {"rewritten": context, "summary": summary,
                 "slug": self.slug if self.slug is not None else _slugish(context)}
+
+    # -- navigation: word overlap with the question, so tests can steer a walk ----------
+    def _navigate_choice(self, prompt: str, user: str) -> dict:
+        """The child whose summary shares the most question words (the first on a tie)."""
+        wanted = _content_words(_tag(user, "question"))
+        lines = re.findall(r"^\[(\d+)\] (.*)$", _tag(user, "children"), re.MULTILINE)
+        best = max(lines, key=lambda line: len(wanted & _content_words(line[1])), default=("1", ""))
+        return {"choice": int(best[0])}
+
+    def _navigate_answer(self, prompt: str, user: str) -> dict:
+        """Found when the passage holds the question's quoted phrase (or, with no quote,
+        half its content words); the answer is the passage's best-overlapping sentence."""
+        question, passage = _tag(user, "question"), " ".join(_tag(user, "passage").split())
+        quoted = re.findall(r'"([^"]+)"', question)
+        wanted = _content_words(question)
+        if quoted:
+            found = all(q.casefold() in passage.casefold() for q in quoted)
+        else:
+            found = len(wanted & _content_words(passage)) * 2 >= max(1, len(wanted))
+        if not found:
+            return {"found": False, "answer": ""}
+        sentences = re.split(r"(?<=[.!?])\s+", passage)
+        return {"found": True,
+                "answer": max(sentences, key=lambda t: len(wanted & _content_words(t)))[:300]}
+
+
+def _content_words(text: str) -> set[str]:
+    return {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", text)}
 
 
 def _tag(text: str, name: str) -> str:
@@ -233,3 +264,10 @@ def _first_sentence(text: str) -> str:
 def _slugish(text: str) -> str:
     words = re.findall(r"[A-Za-z0-9]+", text)[:5]
     return "-".join(w.lower() for w in words) or "passage"
+
+
+def make_scripted_model(spec: str, settings: ChunkerSettings) -> ScriptedChatModel:
+    """The `scripted` entry of the `chunker.models` entry-point group (pyproject.toml):
+    the test model is selected by name like any plugin model; `settings` is unused
+    because its behaviour comes from the spec string (`scripted:key=value,...`)."""
+    return ScriptedChatModel.from_spec(spec)

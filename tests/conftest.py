@@ -12,7 +12,7 @@ import yaml
 from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.registry import register_instance
@@ -36,9 +36,21 @@ def run_text(text: str, model: str | None = None, store=None, **cfg):
     """Run the whole graph in-process; returns (final state, store)."""
     store = store if store is not None else InMemoryStore()
     graph = build_graph(store=store, llm_retry=llm_retry_policy(cfg.pop("attempts", 1), 0.0))
-    ctx = ChunkerContext(model=model or scripted(), **cfg)
+    ctx = ChunkerSettings(model=model or scripted(), **cfg)
     out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
     return out, store
+
+
+def tree_bytes(out: Path) -> dict[str, bytes]:
+    """Every output file's bytes; hierarchy.json's with only its `finished_at` line removed
+    (the one value that may differ between an interrupted and an uninterrupted run)."""
+    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
+             if p.is_file() and ".chunker" not in p.parts}
+    lines = files["hierarchy.json"].splitlines(keepends=True)
+    stamped = [line for line in lines if line.lstrip().startswith(b'"finished_at": ')]
+    assert len(stamped) == 1, "hierarchy.json must hold exactly one finished_at line"
+    files["hierarchy.json"] = b"".join(line for line in lines if line not in stamped)
+    return files
 
 
 def leaves(tree: dict) -> list[dict]:
@@ -55,7 +67,7 @@ def assert_lossless(tree: dict, text: str) -> None:
     assert "".join(leaf["original"] for leaf in leaves(tree)) == text
 
 
-def runtime(ctx: ChunkerContext, store) -> Runtime:
+def runtime(ctx: ChunkerSettings, store) -> Runtime:
     return Runtime(context=ctx, store=store)
 
 
@@ -69,11 +81,12 @@ def parse_frontmatter(text: str) -> dict:
     return yaml.safe_load(text[4:end])
 
 
-def check_markdown_tree(out: Path) -> None:
+def check_markdown_tree(out: Path, users: tuple[str, ...] = ()) -> None:
     """Every Markdown file is reachable from index.md, every link resolves, every
-    frontmatter block parses, and the files match hierarchy.json."""
+    frontmatter block parses, and the files match hierarchy.json. `users`: the user's
+    own Markdown files in OUT (relative paths), which are none of chunker's business."""
     files = {p.relative_to(out).as_posix()[:-3] for p in out.rglob("*.md")
-             if ".chunker" not in p.parts}
+             if ".chunker" not in p.parts} - {u[:-3] for u in users}
     assert "index" in files
     seen, todo = set(), ["index"]
     while todo:

@@ -8,27 +8,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CINDERELLA, check_markdown_tree
+from conftest import CINDERELLA, check_markdown_tree, tree_bytes as tree_files
 
 FAST = ["--min-chunk-tokens", "150", "--max-chunk-tokens", "500"]
 
 
-def chunker(*args, env=None, check=None):
+def chunker(*args, env=None, check=None, cwd=None):
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, env=full_env, timeout=300)
+                          capture_output=True, text=True, env=full_env, timeout=300, cwd=cwd)
     if check is not None:
         assert proc.returncode == check, proc.stderr + proc.stdout
     return proc
-
-
-def tree_files(out: Path) -> dict[str, bytes]:
-    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in out.rglob("*")
-             if p.is_file() and ".chunker" not in p.parts}
-    h = json.loads(files.pop("hierarchy.json"))
-    h["meta"].pop("finished_at")
-    files["hierarchy.json"] = json.dumps(h, sort_keys=True).encode()
-    return files
 
 
 def test_run_writes_a_linked_tree(tmp_path):
@@ -54,7 +45,9 @@ def test_refuses_existing_output_unless_forced(tmp_path):
     chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
     again = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=2)
     assert "--force" in again.stderr
+    before = tree_files(out)
     chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    assert tree_files(out) == before  # chunker's own files were replaced by the same tree
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")
@@ -64,13 +57,52 @@ def test_refuses_existing_output_unless_forced(tmp_path):
     assert (foreign / "notes.txt").read_text() == "keep me"
 
 
+def test_force_never_deletes_or_overwrites_a_users_files(tmp_path):
+    # defect 2: an Obsidian vault holds the user's own content/notes.md and index.md
+    vault = tmp_path / "vault"
+    (vault / "content").mkdir(parents=True)
+    (vault / "content" / "notes.md").write_text("my notes")
+    (vault / "index.md").write_text("my index")
+    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    assert "index.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert (vault / "index.md").read_text() == "my index"
+    assert (vault / "content" / "notes.md").read_text() == "my notes"
+    assert not (vault / "hierarchy.json").exists()
+
+    (vault / "index.md").rename(vault / "my-index.md")
+    chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=0)
+    assert (vault / "content" / "notes.md").read_text() == "my notes"
+    assert (vault / "my-index.md").read_text() == "my index"
+    check_markdown_tree(vault, users=("content/notes.md", "my-index.md"))
+
+    # an edited tree file is the user's now: never touched
+    h = json.loads((vault / "hierarchy.json").read_text())
+    block = next(n for n in h["nodes"] if n["level"] > 0)
+    (vault / block["filename"]).write_text("I edited this section")
+    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    assert block["filename"] in proc.stderr
+    assert (vault / block["filename"]).read_text() == "I edited this section"
+
+    # a user's note exactly where a leaf's file would go: the leaf takes another name
+    leaf = next(n for n in h["nodes"] if n["level"] == 0)
+    other = tmp_path / "other"
+    (other / leaf["filename"]).parent.mkdir(parents=True)
+    (other / leaf["filename"]).write_text("a note of mine that happens to have a leaf's name")
+    chunker("run", CINDERELLA, "--model", "scripted", "-o", other, "--quiet", "--force", *FAST, check=0)
+    assert (other / leaf["filename"]).read_text() == "a note of mine that happens to have a leaf's name"
+    h2 = json.loads((other / "hierarchy.json").read_text())
+    assert leaf["filename"] not in {n["filename"] for n in h2["nodes"]}
+    check_markdown_tree(other, users=(leaf["filename"],))
+
+
 def test_failure_then_resume_equals_uninterrupted_run(tmp_path):
     ref = tmp_path / "ref"
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", ref, "--quiet", *FAST, check=0)
     out = tmp_path / "out"
     counter = tmp_path / "calls.txt"
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("llm_max_attempts: 2\nllm_retry_initial_s: 0.01\n")
+    chunker("run", CINDERELLA, "--model", "scripted", "-o", ref, "--quiet", "--force", "--config", cfg,
+            *FAST, check=0)  # the reference with the same settings: its tree must match byte for byte
     env = {"CHUNKER_SCRIPTED_COUNTER": str(counter), "CHUNKER_SCRIPTED_FAIL_AT": "9-10"}
     failed = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--config", cfg,
                      *FAST, env=env, check=1)
@@ -80,20 +112,44 @@ def test_failure_then_resume_equals_uninterrupted_run(tmp_path):
     assert "resume" in unfinished.stderr
     assert json.loads(chunker("inspect", out, "--json", check=0).stdout)["status"] == "unfinished"
     chunker("resume", out, "--quiet", env=env, check=0)
-    ref_files, out_files = tree_files(ref), tree_files(out)
-    ref_h, out_h = json.loads(ref_files.pop("hierarchy.json")), json.loads(out_files.pop("hierarchy.json"))
-    ref_h["meta"]["config"].pop("llm_max_attempts"), out_h["meta"]["config"].pop("llm_max_attempts")
-    ref_h["meta"]["config"].pop("llm_retry_initial_s"), out_h["meta"]["config"].pop("llm_retry_initial_s")
-    assert out_h == ref_h and out_files == ref_files
+    assert tree_files(out) == tree_files(ref)
     # exactly one call (the failed one's node) was issued again
-    total = ref_h["meta"]["stats"]["calls.total"]
+    total = json.loads((ref / "hierarchy.json").read_text())["meta"]["stats"]["calls.total"]
     assert len(counter.read_text().splitlines()) == total + 2  # the two failed attempts
+
+
+def test_resume_works_from_any_directory_and_refuses_a_changed_source(tmp_path):
+    # defect 5: the source path was stored as typed, so resuming from elsewhere failed
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "tale.txt").write_text(CINDERELLA.read_text())
+    counter = tmp_path / "calls.txt"
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("llm_max_attempts: 1\n")
+    env = {"CHUNKER_SCRIPTED_COUNTER": str(counter), "CHUNKER_SCRIPTED_FAIL_AT": "5"}
+    chunker("run", "tale.txt", "--model", "scripted", "-o", "out", "--quiet", "--config", cfg, *FAST,
+            env=env, check=1, cwd=work)
+    out = work / "out"
+    meta = json.loads((out / ".chunker" / "run.json").read_text())
+    assert meta["source"] == str(work / "tale.txt") and len(meta["source_sha256"]) == 64
+
+    (work / "tale.txt").write_text(CINDERELLA.read_text() + "A new ending.\n")
+    changed = chunker("resume", out, "--quiet", env=env, check=2, cwd="/")
+    assert "changed" in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
+    moved = tmp_path / "elsewhere.txt"
+    moved.write_text(CINDERELLA.read_text())
+    (work / "tale.txt").unlink()
+    wrong = chunker("resume", out, "--source", tmp_path / "nope.txt", "--quiet", env=env, check=2, cwd="/")
+    assert "no such file" in wrong.stderr
+    chunker("resume", out, "--source", moved, "--quiet", env=env, check=0, cwd="/")
+    assert json.loads((out / ".chunker" / "run.json").read_text())["source"] == str(moved)
+    assert json.loads(chunker("inspect", out, "--json", check=0).stdout)["status"] == "finished"
 
 
 def test_second_process_on_same_output_is_refused(tmp_path):
     out = tmp_path / "out"
     first = subprocess.Popen([sys.executable, "-m", "chunker.cli.app", "run", str(CINDERELLA),
-                              "--model", "scripted:delay_ms=200", "-o", str(out), "--quiet"],
+                              "--model", "scripted:delay_ms=1500", "-o", str(out), "--quiet"],
                              stderr=subprocess.PIPE, text=True)
     try:
         for _ in range(100):

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from chunker.cli.rundir import RunDir
-from conftest import SHARED
+from conftest import SHARED, tree_bytes as snapshot
 
 MODEL = "scripted:delay_ms=4"
 ARGS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "400", "--summary-count-threshold", "4",
@@ -22,15 +22,6 @@ ARGS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "400", "--summary-cou
 
 def cli(*args, env):
     return [sys.executable, "-m", "chunker.cli.app", *map(str, args)]
-
-
-def snapshot(out: Path) -> dict[str, bytes]:
-    files = {p.relative_to(out).as_posix(): p.read_bytes() for p in sorted(out.rglob("*"))
-             if p.is_file() and ".chunker" not in p.parts}
-    h = json.loads(files["hierarchy.json"])
-    h["meta"]["finished_at"] = None  # the only timestamp in the tree
-    files["hierarchy.json"] = json.dumps(h, sort_keys=True).encode()
-    return files
 
 
 def in_flight(out: Path) -> str:
@@ -76,7 +67,8 @@ def test_sigkill_anywhere_then_resume(tmp_path):
     rng = random.Random(20261129)
     # aimed kills, one inside each kind of LLM call, then random ones, then one while
     # the tree is being written
-    plan = ["Completeness", "Rewrite", "Summary", "Grouping", "Block"] + ["random"] * 6 + ["write"]
+    # (the default profile answers rewrite, summary and slug in one call)
+    plan = ["Completeness", "RewriteWithSummary", "Grouping", "Block"] + ["random"] * 7 + ["write"]
     phases, extra_calls = [], []
     for i, aim in enumerate(plan):
         out = tmp_path / f"out{i}"
@@ -110,7 +102,6 @@ def test_sigkill_anywhere_then_resume(tmp_path):
           f"calls issued again per crash: {extra_calls}")
     assert all(0 <= n <= 1 for n in extra_calls), extra_calls
     landed = set(phases)
-    for step in ("check_completeness", "rewrite_chunk", "summarize_chunk", "group_summaries",
-                 "synthesize_block"):
+    for step in ("check_completeness", "rewrite_chunk", "group_summaries", "synthesize_block"):
         assert step in landed, (step, phases)
     assert landed & {"write_outputs", "end"}

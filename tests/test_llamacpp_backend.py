@@ -19,10 +19,11 @@ except importlib.metadata.PackageNotFoundError:
 
 from langchain_core.messages import HumanMessage, SystemMessage  # noqa: E402
 
-from chunker.config.context import ChunkerContext  # noqa: E402
+from chunker.config.settings import ChunkerSettings  # noqa: E402
 from chunker.llm import llamacpp  # noqa: E402
 from chunker.llm.llamacpp import ChatLlamaCppLocal, make_local_model  # noqa: E402
-from chunker.llm.registry import ModelUnavailable, get_model  # noqa: E402
+from chunker.llm.errors import ModelUnavailable  # noqa: E402
+from chunker.llm.registry import get_model  # noqa: E402
 from chunker.llm.schemas import SCHEMAS  # noqa: E402
 
 pytestmark = pytest.mark.local_model
@@ -33,16 +34,16 @@ TEXT = ("The Eiffel Tower was built in 1889 for the World's Fair in Paris. It is
 PROMPTS = {
     "Completeness": f"Task: decide where the current topic ends.\n<window>\n{TEXT}\n</window>\n"
                     "<lookahead>\nThe Louvre is the world's most visited museum.\n</lookahead>",
-    "Rewrite": f'Task: rewrite the passage so that it stands on its own. Answer {{"context": "..."}}.\n'
+    "Rewrite": f'Task: rewrite the passage so that it stands on its own. Answer {{"rewritten": "..."}}.\n'
                f"<chunk>\n{TEXT}\n</chunk>",
     "Summary": f'Task: summarise the passage. Answer {{"summary": "...", "slug": "..."}}.\n<chunk>\n{TEXT}\n</chunk>',
     "Grouping": 'Task: group consecutive passages by topic. Answer {"groups": [[0, 1], [2, 3]]}.\n'
                 "<items>\n[0] Eiffel Tower history.\n[1] Eiffel Tower height.\n[2] The Louvre.\n"
                 "[3] Paintings in the Louvre.\n</items>",
-    "Block": 'Task: write the section that covers the passages below. Answer {"context": "...", '
+    "Block": 'Task: write the section that covers the passages below. Answer {"rewritten": "...", '
              f'"summary": "...", "slug": "eiffel-tower"}}.\n<children>\n{TEXT}\n</children>',
     "RewriteWithSummary": 'Task: rewrite the passage so that it stands on its own, and summarise it. Answer '
-                          f'{{"context": "...", "summary": "...", "slug": "eiffel-tower"}}.\n<chunk>\n{TEXT}\n</chunk>',
+                          f'{{"rewritten": "...", "summary": "...", "slug": "eiffel-tower"}}.\n<chunk>\n{TEXT}\n</chunk>',
 }
 
 
@@ -72,7 +73,7 @@ def one_thread_unless_told():
 
 @pytest.fixture(scope="module")
 def ctx():
-    return ChunkerContext(model="local").resolve()
+    return ChunkerSettings(model="local").resolve()
 
 
 @pytest.fixture(scope="module")
@@ -94,7 +95,7 @@ def test_locates_the_gguf_in_the_wheel():
 def test_registry_builds_the_local_model(ctx, model):
     built = get_model(ctx)
     assert isinstance(built, ChatLlamaCppLocal)
-    assert built.model_path == model.model_path and built.n_ctx == ctx.context_window
+    assert built.model_path == model.model_path and built.n_ctx == ctx.model_window
 
 
 @pytest.mark.parametrize("schema", sorted({s for s in SCHEMAS.values()}, key=lambda s: s.__name__),

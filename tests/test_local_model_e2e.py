@@ -62,7 +62,7 @@ def test_real_model_end_to_end(tmp_path):
     assert "".join(n["original"] for n in leaves) == source  # lossless
     assert [n for n in h["nodes"] if n["parent"] is None] == [next(n for n in h["nodes"] if n["id"] == h["root"])]
     for node in h["nodes"]:
-        assert node["context"].strip() and node["summary"].strip() and node["slug"]
+        assert node["rewritten"].strip() and node["summary"].strip() and node["slug"]
         assert is_valid_slug(node["slug"]), node["slug"]
     check_markdown_tree(out)  # links resolve, frontmatter parses, all reachable
 

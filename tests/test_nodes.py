@@ -3,7 +3,7 @@
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.graph import routes
 from chunker.nodes.aggregate import check_aggregation, crossing_level, even_groups, fallback_grouping, grouping_problem, validate_groups
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
@@ -18,7 +18,7 @@ TEXT = ("The first sentence is here. The second one follows it. A third closes t
 
 @pytest.fixture
 def rt():
-    ctx = ChunkerContext(model=scripted(), min_chunk_tokens=8, max_chunk_tokens=40,
+    ctx = ChunkerSettings(model=scripted(), min_chunk_tokens=8, max_chunk_tokens=40,
                          lookahead_units=1, max_expansion_attempts=2)
     return runtime(ctx, InMemoryStore())
 
@@ -30,8 +30,14 @@ def loaded(rt):
 
 def test_load_document_moves_text_to_store(rt, loaded):
     assert loaded["text"] is None and loaded["doc_chars"] == len(TEXT)
-    item = rt.store.get(("chunker", loaded["doc_id"], "doc"), "text")
+    item = rt.store.get(("chunker", loaded["run_key"], "doc"), "text")
     assert item.value["text"] == TEXT
+
+
+def test_each_load_draws_its_own_run_key(rt, loaded):
+    # two runs on the same text in one store must not share records (defect 4)
+    again = load_document({"text": TEXT}, rt)
+    assert again["doc_id"] == loaded["doc_id"] and again["run_key"] != loaded["run_key"]
 
 
 def test_load_document_rejects_blank(rt):
@@ -60,13 +66,35 @@ def test_validate_boundary_match_accept_expand_miss(rt, loaded):
     s = _window(rt, loaded, complete=True, phrase=" A third closes ")
     out = validate_boundary(s, rt)
     assert out["boundary_status"] == "match" and TEXT[out["chunk_end"]:].startswith("A third")
-    out = validate_boundary(_window(rt, loaded, complete=True, phrase=None), rt)
-    assert out["chunk_end"] == _window(rt, loaded)["window_end"] and out["chunk_outcome"] == "window"
     assert validate_boundary(_window(rt, loaded, complete=False), rt)["boundary_status"] == "expand"
     for bad in ("a third closes", "The first sentence", "third", "Now a new topic starts."):
         # paraphrased, before the minimum size, too short, beyond what was shown
         assert validate_boundary(_window(rt, loaded, complete=True, phrase=bad), rt)["boundary_status"] == "miss"
     assert validate_boundary(_window(rt, loaded, complete=None), rt)["boundary_status"] == "miss"
+
+
+def test_a_null_or_blank_phrase_is_a_miss_not_a_silent_cut(rt, loaded):
+    # defect 3: "complete" with no phrase used to end the chunk at the window, unvalidated
+    for phrase in (None, "", "   \n "):
+        out = validate_boundary(_window(rt, loaded, complete=True, phrase=phrase), rt)
+        assert out["boundary_status"] == "miss", phrase
+
+
+def test_a_phrase_must_start_at_a_word_boundary(rt, loaded):
+    # defect 3: "hird closes the" occurs inside "third closes the"; the chunk would end "...A t"
+    out = validate_boundary(_window(rt, loaded, complete=True, phrase="hird closes the"), rt)
+    assert out["boundary_status"] == "miss"
+    out = validate_boundary(_window(rt, loaded, complete=True, phrase="A third closes the"), rt)
+    assert out["boundary_status"] == "match" and TEXT[:out["chunk_end"]].endswith("follows it. ")
+
+
+def test_a_null_phrase_at_the_end_of_the_document_ends_the_last_chunk(rt, loaded):
+    s = {**loaded, "cursor": TEXT.index("Now a new"), "window_end": None}
+    s.update(expand_window(s, rt))
+    while s["window_end"] < len(TEXT):
+        s.update(expand_window(s, rt))
+    out = validate_boundary({**s, "complete": True, "phrase": None}, rt)
+    assert out["chunk_end"] == len(TEXT) and out["chunk_outcome"] == "end"
 
 
 def test_fallback_boundary_is_a_sentence_end(rt, loaded):
@@ -79,7 +107,7 @@ def test_force_split_respects_the_cap(loaded):
     from chunker.document.tokens import count_tokens
 
     store = InMemoryStore()
-    rt = runtime(ChunkerContext(model=scripted(), min_chunk_tokens=4, max_chunk_tokens=14), store)
+    rt = runtime(ChunkerSettings(model=scripted(), min_chunk_tokens=4, max_chunk_tokens=14), store)
     s = {**load_document({"text": TEXT}, rt), "window_end": len(TEXT)}
     out = force_split(s, rt)
     assert out["forced"] and TEXT[:out["chunk_end"]] == "The first sentence is here. The second one follows it. "
@@ -95,17 +123,17 @@ def test_routes(rt):
     assert routes.after_validate({**base, "boundary_status": "expand", "expansions": 2}, rt) == "force_split"
     assert routes.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 0}, rt) == "retry_boundary"
     assert routes.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 1}, rt) == "fallback_boundary"
-    assert routes.after_aggregation_check({"agg_level": 0, "cursor": 0, "doc_chars": 1}) == "group_summaries"
-    assert routes.after_aggregation_check({"agg_level": None, "cursor": 0, "doc_chars": 1}) == "expand_window"
-    assert routes.after_aggregation_check({"agg_level": None, "cursor": 1, "doc_chars": 1}) == "finalize_tree"
-    assert routes.after_group_validation({"group_status": "ok"}) == "synthesize_block"
-    assert routes.after_group_validation({"group_status": "retry"}) == "group_summaries"
-    assert routes.after_group_validation({"group_status": "fallback"}) == "fallback_grouping"
-    assert routes.after_synthesis({"groups_todo": [["a"]]}) == "synthesize_block"
-    assert routes.after_synthesis({"groups_todo": [], "finalizing": True}) == "finalize_tree"
-    assert routes.after_synthesis({"groups_todo": []}) == "check_aggregation"
-    assert routes.after_finalize({"root_id": "L0-00000"}) == "write_outputs"
-    assert routes.after_finalize({"root_id": None}) == "group_summaries"
+    assert routes.after_aggregation_check({"agg_level": 0, "cursor": 0, "doc_chars": 1}, rt) == "group_summaries"
+    assert routes.after_aggregation_check({"agg_level": None, "cursor": 0, "doc_chars": 1}, rt) == "expand_window"
+    assert routes.after_aggregation_check({"agg_level": None, "cursor": 1, "doc_chars": 1}, rt) == "finalize_tree"
+    assert routes.after_group_validation({"group_status": "ok"}, rt) == "synthesize_block"
+    assert routes.after_group_validation({"group_status": "retry"}, rt) == "group_summaries"
+    assert routes.after_group_validation({"group_status": "fallback"}, rt) == "fallback_grouping"
+    assert routes.after_synthesis({"groups_todo": [["a"]]}, rt) == "synthesize_block"
+    assert routes.after_synthesis({"groups_todo": [], "finalizing": True}, rt) == "finalize_tree"
+    assert routes.after_synthesis({"groups_todo": []}, rt) == "check_aggregation"
+    assert routes.after_finalize({"root_id": "L0-00000"}, rt) == "write_outputs"
+    assert routes.after_finalize({"root_id": None}, rt) == "group_summaries"
 
 
 # -- phase 2, pure parts ----------------------------------------------------------

@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chunker.cli.rundir import RunDir
 from chunker.cli.runner import execute, new_meta
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.output.slugs import SlugAllocator, is_valid_slug, sanitize
 from conftest import CINDERELLA, check_markdown_tree, scripted
 
@@ -31,9 +31,9 @@ def _run(tmp_path: Path, model: str) -> Path:
     out = tmp_path / "out"
     run = RunDir(out)
     run.prepare_new(force=False)
-    ctx = ChunkerContext(model=model, run_dir=str(run.path), min_chunk_tokens=150,
+    ctx = ChunkerSettings(model=model, run_dir=str(run.path), min_chunk_tokens=150,
                          max_chunk_tokens=500).resolve()
-    run.write_meta(new_meta(str(CINDERELLA), ctx, "t"))
+    run.write_meta(new_meta(str(CINDERELLA), "0" * 64, ctx, "t"))
     execute(run, ctx, {"path": str(CINDERELLA)}, "t")
     return out
 

@@ -22,5 +22,5 @@ fault_sets = st.fixed_dictionaries({}, optional={
 def test_always_lossless(text, faults, seed, unit):
     out, _ = run_text(text, scripted(faults=faults, seed=seed), min_chunk_tokens=5,
                       max_chunk_tokens=40, max_expansion_attempts=3, split_unit=unit,
-                      summary_count_threshold=3, context_budget_tokens=30)
+                      summary_count_threshold=3, background_budget_tokens=30)
     assert_lossless(out["tree"], text)

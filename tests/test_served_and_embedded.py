@@ -16,7 +16,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
 from chunker import prompts
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 from chunker.graph import build_graph
 from conftest import ROOT, assert_lossless, scripted
 
@@ -26,7 +26,7 @@ TEXT = ("Cinderella's mother died. Her father married again. The stepsisters wer
 
 def test_prompts_have_their_placeholders():
     expected = {
-        "system": {"context"}, "completeness": {"window", "lookahead"},
+        "system": {"background"}, "completeness": {"window", "lookahead"},
         "boundary_retry": {"window", "lookahead", "bad_phrase"}, "rewrite": {"chunk"},
         "summarize": {"chunk"}, "group": {"items", "count", "min_group_size", "max_group_size", "nudge"},
         "synthesize": {"children"}, "repair": {"error"},
@@ -50,11 +50,11 @@ def test_embedded_as_a_subgraph():
     def after(state: Parent) -> dict:
         return {"note": f"tree with root {state['root_id']}"}
 
-    parent = (StateGraph(Parent, context_schema=ChunkerContext)
+    parent = (StateGraph(Parent, context_schema=ChunkerSettings)
               .add_node("chunk", chunker_graph).add_node("after", after)
               .add_edge(START, "chunk").add_edge("chunk", "after").add_edge("after", END)
               .compile(store=InMemoryStore()))
-    out = parent.invoke({"text": TEXT}, context=ChunkerContext(model=scripted(), min_chunk_tokens=60,
+    out = parent.invoke({"text": TEXT}, context=ChunkerSettings(model=scripted(), min_chunk_tokens=60,
                                                                  max_chunk_tokens=200),
                         config={"recursion_limit": 10**6})
     assert out["note"].startswith("tree with root L")

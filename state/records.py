@@ -1,0 +1,50 @@
+"""Typed store records: what the store holds for each tree node and for the document.
+
+Records are written whole by the node that creates them and read back as models, so a
+missing field is a bug that fails loudly instead of a silent `.get` default.
+"""
+
+from __future__ import annotations
+
+from pydantic import BaseModel, Field
+
+
+class NodeRecord(BaseModel):
+    """One tree node's payload: a leaf (level 0) or a block (level 1+)."""
+
+    id: str
+    level: int
+    index: int
+    span: tuple[int, int]
+    """[start, end) character offsets in the source."""
+    rewritten: str
+    """The self-sufficient text: a leaf's rewrite, a block's synthesis."""
+    rewritten_tokens: int
+    summary: str = ""
+    summary_tokens: int = 0
+    summary_hint: str = ""
+    """The model's summary as answered in the rewrite call (combined mode), kept apart from
+    `summary` so that re-running summarize_chunk after a crash sees the same input."""
+    slug_hint: str = ""
+    """The model's slug suggestion; sanitised (and grounded) when the tree is assembled."""
+    original: str | None = None
+    """The exact source text (leaves only)."""
+    tokens: int = 0
+    """Tokens of the original (leaves) or of the rewritten text (blocks)."""
+    forced_split: bool = False
+    boundary: str | None = None
+    """How a leaf's end was chosen (match, retry_match, fallback, forced_sentence, ...)."""
+    rewrite_kept: bool = True
+    """False when the model's rewrite was rejected and the original stands in for it."""
+    children: list[str] = Field(default_factory=list)
+
+    @property
+    def is_leaf(self) -> bool:
+        return self.level == 0
+
+    def background_text(self) -> tuple[str, int]:
+        """What a later call is shown of this node as "the text before it": the rewritten
+        text, or the original when the rewrite was not kept or the original is shorter."""
+        if self.original is not None and (not self.rewrite_kept or self.tokens < self.rewritten_tokens):
+            return self.original, self.tokens
+        return self.rewritten, self.rewritten_tokens
