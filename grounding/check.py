@@ -20,7 +20,7 @@ from functools import lru_cache
 from chunker.grounding.names import names, supported
 from chunker.grounding.patterns import first_person, has_first_person, meta_talk, placeholders_and_markup
 from chunker.grounding.policy import GroundingPolicy
-from chunker.grounding.text import compounds, content_stems, normalised, numbers, stem, words
+from chunker.grounding.text import content_stems, normalised, numbers, stem, words, words_and_compounds
 
 
 class Reason(StrEnum):
@@ -73,8 +73,8 @@ class Evidence:
 
 @lru_cache(maxsize=256)
 def evidence_of(joined: str) -> Evidence:
-    seq = words(joined)
-    every = set(seq) | set(compounds(joined))
+    seq, joined_compounds = words_and_compounds(joined)
+    every = set(seq) | set(joined_compounds)
     return Evidence(text=normalised(joined), word_seq=f" {' '.join(seq)} ", word_set=frozenset(every),
                     stems=frozenset(stem(w) for w in every), numbers=frozenset(numbers(joined)),
                     first_person=has_first_person(joined))

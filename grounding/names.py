@@ -30,9 +30,14 @@ class Name:
     words: tuple[str, ...]
 
 
+_LOOKBACK = 64
+"""Characters looked at before a word to tell whether it starts a sentence (bounded, so a
+long candidate costs linear time)."""
+
+
 def _sentence_initial(text: str, start: int) -> bool:
     """At the start, after a line break or a sentence end (a title like "Mr." is no end)."""
-    before = text[:start].rstrip(_OPENERS)
+    before = text[max(0, start - _LOOKBACK):start].rstrip(_OPENERS)
     if not before or before.endswith(("\n", "\r")):
         return True
     if before[-1] not in _ENDERS:

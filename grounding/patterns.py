@@ -64,12 +64,14 @@ def _fragments(patterns: list[re.Pattern[str]], text: str, evidence: str) -> tup
     """Matches absent from the (normalised) evidence, and the text with every match blanked."""
     found: list[str] = []
     for pattern in patterns:
-        for m in pattern.finditer(text):
+        matches = list(pattern.finditer(text))
+        for m in matches:
             fragment = m.group(0)
             key = normalised(fragment)
             if key and not occurs(key, evidence):
                 found.append(fragment.strip())
-        text = pattern.sub(lambda m: " " * len(m.group(0)), text)
+        if matches:  # blank them so a later pattern does not count them again
+            text = pattern.sub(lambda m: " " * len(m.group(0)), text)
     return found, text
 
 

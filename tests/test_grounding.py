@@ -19,7 +19,7 @@ EMMA = ("Emma Woodhouse, handsome, clever, and rich, with a comfortable home and
         "seemed to unite some of the best blessings of existence; and had lived nearly twenty-one years "
         "in the world with very little to distress or vex her. Sixteen years had Miss Taylor been in "
         "Mr. Woodhouse\u2019s family, less as a governess than a friend. In 1,000 days the estate "
-        "earned 3.5 thousand pounds.")
+        "earned 3.5 thousand pounds on its 2,500 acres.")
 
 KEPT = [
     # (case, candidate, evidence)
@@ -31,7 +31,7 @@ KEPT = [
                      "hours to pick the lentils out of the ashes.", BALL),
     ("multiword names and spelled numbers", "Miss Taylor spent sixteen years in Mr. Woodhouse's family, "
                                            "and Emma Woodhouse is nearly twenty-one.", EMMA),
-    ("number formats normalised", "The estate earned 3.5 thousand pounds in 1000 days.", EMMA),
+    ("number formats normalised", "The estate of 2500 acres earned 3.5 thousand pounds in 1000 days.", EMMA),
     ("digits for spelled numbers", "Miss Taylor spent 16 years with the family of Mr. Woodhouse.", EMMA),
     ("a verbatim quote may keep its first person", "Is the stupid goose to sit in the parlor with us, they said.",
      OPENING),

@@ -46,6 +46,13 @@ def test_extractive_summary_prefers_whole_sentences_and_cuts_at_a_word_boundary(
     assert tiny == "The king's son waited until her father"  # no word cut in half, no ellipsis
 
 
+def test_extractive_summary_skips_picks_that_would_fail_the_check():
+    text = "Go now. Out with her. The old miller sold his grey mare at the autumn fair in the valley."
+    summary = extractive_summary(text, max_chars=30)  # only the two short sentences fit whole
+    assert summary == "The old miller sold his grey"
+    assert check(summary, text, task="summarize", policy=POLICY).ok
+
+
 def test_extractive_summary_is_not_the_first_sentence():
     summary = extractive_summary(CINDERELLA, max_chars=400)
     assert not _flat(CINDERELLA).startswith(summary[:60])
@@ -122,6 +129,14 @@ def test_a_grounded_model_slug_is_kept_with_plural_and_possessive_variants():
     assert grounded_slug("hazel-branch-on-mothers-grave", text) == "hazel-branch-on-mothers-grave"
     assert grounded_slug("the hazel branch on the mother's grave planted", text, max_words=4) == \
         "the-hazel-branch-on"
+
+
+def test_keyphrase_slugs_never_take_file_type_words():
+    text = ("The sitemap json file lists every page. The sitemap json file is rebuilt each night by the "
+            "crawler, and the crawler reads the sitemap json file first.")
+    slug = grounded_slug("page-index-2019", text)
+    assert slug and not {"sitemap", "json", "2019"} & set(slug.split("-"))
+    assert grounded_slug("sitemap-json-file", text) == "sitemap-json-file"  # the text's own words
 
 
 def test_slug_numbers_must_be_the_texts():
