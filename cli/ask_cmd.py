@@ -71,7 +71,9 @@ def ask_command(
     from chunker.config.settings import ChunkerSettings
     from chunker.llm.errors import ModelUnavailable
     from chunker.llm.registry import preflight
+    from chunker.embeddings.registry import preflight_embeddings
     from chunker.navigation.ask import ask
+    from chunker.navigation.search import NO_EMBEDDINGS
     from chunker.navigation.errors import NavigationError
     from chunker.navigation.tree import open_tree
 
@@ -89,6 +91,8 @@ def ask_command(
                                      max_leaves=max_leaves)
         if settings.model is not None:
             preflight(ChunkerSettings(model=settings.model).resolve())
+        if embeddings not in NO_EMBEDDINGS:
+            preflight_embeddings(embeddings)
     except (ValueError, NavigationError, ModelUnavailable) as exc:
         raise _fail(str(exc))
 

@@ -26,9 +26,15 @@ def mcp_command(
     from chunker.navigation.errors import NavigationError
     from chunker.navigation.mcp_server import build_server
 
+    from chunker.embeddings.registry import preflight_embeddings
+    from chunker.llm.errors import ModelUnavailable
+    from chunker.navigation.search import NO_EMBEDDINGS
+
     try:
+        if embeddings not in NO_EMBEDDINGS:
+            preflight_embeddings(embeddings)
         server = build_server(output_dirs, NavigatorSettings(embeddings=embeddings))
-    except (NavigationError, ValueError) as exc:
+    except (NavigationError, ValueError, ModelUnavailable) as exc:
         err.print(f"[bold red]error:[/] {exc}", highlight=False, soft_wrap=True)
         raise typer.Exit(EXIT_USAGE)
     server.run("stdio")

@@ -126,7 +126,7 @@ def load_embeddings(spec: str):
     """The LangChain `Embeddings` for a provider string, or None for BM25."""
     if spec in NO_EMBEDDINGS:
         return None
-    from chunker.embeddings import get_embeddings  # lazy: torch is heavy and optional
+    from chunker.embeddings.registry import get_embeddings  # lazy: torch is heavy
 
     return get_embeddings(spec)
 

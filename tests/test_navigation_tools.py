@@ -127,3 +127,26 @@ def test_a_folder_without_a_finished_run_is_refused(tmp_path):
     (tmp_path / "hierarchy.json").write_text("{not json", encoding="utf-8")
     with pytest.raises(NotARun, match="not a readable chunker tree"):
         open_tree(tmp_path)
+
+
+def test_a_prebuilt_langgraph_agent_calls_the_tools(tree, tools):
+    from langchain_core.language_models.fake_chat_models import GenericFakeChatModel
+    from langchain_core.messages import AIMessage
+    from langgraph.prebuilt import create_react_agent
+
+    class ToolCallingFake(GenericFakeChatModel):
+        def bind_tools(self, tools, **kwargs):
+            return self
+
+    leaf = tree.leaf_ids()[0]
+    model = ToolCallingFake(messages=iter([
+        AIMessage("", tool_calls=[{"name": "overview", "args": {}, "id": "1"}]),
+        AIMessage("", tool_calls=[{"name": "read_original", "args": {"node_id": leaf}, "id": "2"}]),
+        AIMessage("She was good and pious."),
+    ]))
+    agent = create_react_agent(model, list(tools.values()))
+    out = agent.invoke({"messages": [("user", "What did the dying mother ask?")]})
+    tool_texts = [m.content for m in out["messages"] if m.type == "tool"]
+    assert f"[{tree.root_id}]" in tool_texts[0]
+    assert tree.node(leaf).original in tool_texts[1]
+    assert out["messages"][-1].content == "She was good and pious."
