@@ -7,7 +7,9 @@ that is interrupted and resumed gets exactly the answers an uninterrupted run go
 Faults are rates in [0, 1], decided per call by a hash of the prompt:
 `paraphrase` (boundary phrase not verbatim), `paraphrase_retry` (the same on the
 "copy EXACTLY" retry), `absent` (a phrase
-that is nowhere in the text), `incomplete` (answers "not complete"), `invalid_json`,
+that is nowhere in the text), `midword` (the phrase starts inside a word: its first
+character is dropped), `early` (the phrase is the window's own opening words, before
+the minimum size), `incomplete` (answers "not complete"), `invalid_json`,
 `empty` (empty answer), `error` (raises a transient error, as a dropped connection),
 `bad_groups` (an invalid grouping: singleton, skip, reorder or duplicate),
 `oversize` (one group with everything). `fail_calls` raises on given call numbers
@@ -38,7 +40,8 @@ from pydantic import Field, PrivateAttr
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.structured import JsonSchemaChatModel
 
-_FAULTS = ("paraphrase", "paraphrase_retry", "absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
+_FAULTS = ("paraphrase", "paraphrase_retry", "absent", "midword", "early", "incomplete", "invalid_json",
+           "empty", "error", "bad_groups", "oversize")
 _WORDS = re.compile(r"\S+")
 
 
@@ -166,6 +169,11 @@ class ScriptedChatModel(JsonSchemaChatModel):
         retry = "copying EXACTLY" in user
         if self._roll("absent", prompt):
             phrase = "The next topic begins here"
+        elif self._roll("midword", prompt) and len(phrase) > 1:
+            phrase = phrase[1:]
+        elif self._roll("early", prompt):
+            opening = list(_WORDS.finditer(window))[:6]
+            phrase = window[:opening[-1].end()] if opening else phrase
         elif self._roll("paraphrase_retry" if retry else "paraphrase", prompt):
             phrase = "Indeed, " + phrase.lower()
         return {"complete": True, "boundary_phrase": phrase}
