@@ -1,6 +1,6 @@
 """Overhead and tree-shape benchmark with the scripted (instant) model.
 
-    python bench/overhead.py [DOC ...]      (default: Emma, its first 10 %, one manifesto)
+    python bench/overhead.py [DOC ...]      (default: Emma, its first 10 %, manifesto 61620_201211)
 
 For each document, in a fresh subprocess (so peak RSS is its own), it runs the full
 CLI pipeline into a temporary OUT and prints: wall time, graph steps, ms per leaf,
@@ -37,7 +37,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
         ctx = ChunkerSettings(model=model, run_dir=str(run.path), **extra).resolve()
-        run.write_meta(new_meta(str(src), ctx, "bench"))
+        run.write_meta(new_meta(str(src), "0" * 64, ctx, "bench"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(src)}, "bench")
         wall = time.perf_counter() - started
@@ -80,7 +80,7 @@ def main() -> None:
         return
     model = "scripted"
     cases = [(CORPUS / "emma" / "emma.md", 0.1), (CORPUS / "emma" / "emma.md", 1.0),
-             (sorted((CORPUS / "manifesto").glob("*.txt"))[0], 1.0)]
+             (CORPUS / "manifesto" / "61620_201211.txt", 1.0)]
     if len(sys.argv) > 1:
         cases = [(Path(a), 1.0) for a in sys.argv[1:]]
     results = []

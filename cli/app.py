@@ -22,7 +22,7 @@ from chunker.cli.ask_cmd import ask_command
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
-from chunker.cli.progress import RunProgress, print_stats
+from chunker.cli.progress import RunProgress, advice, print_stats
 from chunker.cli.rundir import RunDir, RunDirError
 from chunker.cli.runner import check_source, execute, new_meta, settings_from_meta
 from chunker.config.settings import ChunkerSettings
@@ -70,10 +70,12 @@ def _load_config_file(path: Optional[Path]) -> dict:
     return data
 
 
-def _finish(run: RunDir, values: dict, started: float, quiet: bool, as_json: bool) -> None:
+def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, quiet: bool,
+            as_json: bool) -> None:
     wall = time.perf_counter() - started
+    stats = values.get("stats", {})
     if as_json or not quiet:
-        print_stats(Console(), values.get("stats", {}), wall, as_json)
+        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.model, ctx.grounding()))
     if not quiet and not as_json:
         Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
 
@@ -148,7 +150,7 @@ def run(
     source = str(doc.resolve())  # absolute: resume works from any working directory
     run_dir.write_meta(new_meta(source, source_hash, ctx, thread_id))
     values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
-    _finish(run_dir, values, started, quiet, as_json)
+    _finish(run_dir, ctx, values, started, quiet, as_json)
 
 
 @app.command()
@@ -180,7 +182,7 @@ def resume(
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     values = _run_graph(run_dir, ctx, None, meta["thread_id"], quiet, as_json)
-    _finish(run_dir, values, started, quiet, as_json)
+    _finish(run_dir, ctx, values, started, quiet, as_json)
 
 
 app.command("inspect")(inspect_command)

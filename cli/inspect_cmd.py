@@ -79,6 +79,9 @@ def inspect_command(
         console.print(r["prompt"], markup=False, highlight=False)
         console.rule("response")
         console.print(r["response"] or "", markup=False, highlight=False)
+        if r.get("grounding"):
+            console.rule("grounding check")
+            console.print(r["grounding"], markup=False, highlight=False)
         return
     if calls:
         rows = read_calls(run.path)[-limit:]
@@ -87,8 +90,9 @@ def inspect_command(
             return
         for r in rows:
             response = " ".join((r["response"] or "").split())[:90]
+            rejected = " [rejected by the grounding check]" if "rejected" in (r.get("grounding") or "") else ""
             console.print(f"{r['id']:>5} {r['node']:<19} {r['outcome'][:20]:<20} "
-                          f"{r['prompt_tokens']:>6}+{r['completion_tokens']:<5} {response}",
+                          f"{r['prompt_tokens']:>6}+{r['completion_tokens']:<5} {response}{rejected}",
                           markup=False, highlight=False)
         return
     meta = run.read_meta() if run.meta_file.exists() else {}

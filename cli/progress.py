@@ -9,6 +9,9 @@ from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn, 
                            TimeRemainingColumn)
 from rich.table import Table
 
+from chunker.grounding import GroundingPolicy, fallback_advice
+from chunker.grounding.advice import task_outcomes
+
 
 class RunProgress:
     """Characters processed out of the total, leaves, LLM calls, elapsed time and ETA."""
@@ -48,6 +51,10 @@ class RunProgress:
         self.progress.update(self.task, leaves=self.leaves, calls=self.calls)
 
 
+def advice(stats: dict[str, int], model: str | None, policy: GroundingPolicy) -> list[str]:
+    return fallback_advice(task_outcomes(stats), model=model, policy=policy)
+
+
 def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, str]]:
     rows = [("leaves", stats.get("leaves", 0))]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
@@ -58,15 +65,18 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
     rows += [("prompt tokens", stats.get("tokens.prompt", 0)),
              ("completion tokens", stats.get("tokens.completion", 0)),
              ("invalid outputs repaired", stats.get("repairs", 0))]
-    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("fallback.", "group.")))
+    rows += [(f"{task}: kept / fell back", f"{c.kept:,} / {c.fell_back:,}")
+             for task, c in task_outcomes(stats).items() if c.total]
+    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("grounding.", "group.")))
     if wall_s is not None:
         rows.append(("wall time (s)", f"{wall_s:.1f}"))
     return [(k, f"{v:,}" if isinstance(v, int) else str(v)) for k, v in rows]
 
 
-def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, as_json: bool) -> None:
+def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, as_json: bool,
+                advice_lines: list[str] = ()) -> None:
     if as_json:
-        print(json.dumps({"stats": stats, "wall_s": wall_s}, sort_keys=True))
+        print(json.dumps({"stats": stats, "wall_s": wall_s, "advice": list(advice_lines)}, sort_keys=True))
         return
     table = Table(title="chunker run", show_header=True)
     table.add_column("measure")
@@ -74,3 +84,5 @@ def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, a
     for key, value in stats_rows(stats, wall_s):
         table.add_row(key, value)
     console.print(table)
+    for line in advice_lines:
+        console.print(f"[yellow]note:[/] {line}", highlight=False)

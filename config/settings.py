@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from chunker.config.profiles import profile_for
+from chunker.grounding.policy import GroundingPolicy
 
 SplitUnit = Literal["sentence", "paragraph", "word"]
 
@@ -94,12 +95,32 @@ class ChunkerSettings:
     """First backoff interval between those attempts (doubles each time, with jitter)."""
     llm_timeout_s: float = 300.0
     """Seconds before one LLM request is abandoned as a transient failure."""
+    grounding_min_support: float = GroundingPolicy.grounding_min_support
+    """Least share of a model summary's content words that its evidence must contain
+    (chosen from labelled data; see `chunker.grounding.policy`)."""
+    grounding_min_content_words: int = GroundingPolicy.grounding_min_content_words
+    """Fewest distinct content words a model summary must have."""
+    grounding_min_word_chars: int = GroundingPolicy.grounding_min_word_chars
+    """Shortest word counted as a content word by the grounding check."""
+    grounding_max_unsupported_names: int = GroundingPolicy.grounding_max_unsupported_names
+    """Most names absent from the evidence a model text may carry (0: none)."""
+    grounding_max_unsupported_numbers: int = GroundingPolicy.grounding_max_unsupported_numbers
+    """Most numbers or dates absent from the evidence a model text may carry (0: none)."""
+    grounding_first_person_tasks: tuple[str, ...] = GroundingPolicy.grounding_first_person_tasks
+    """Tasks whose output may keep the evidence's own first person (a memoir's rewrite)."""
+    grounding_advice_min_share: float = GroundingPolicy.grounding_advice_min_share
+    """Above this share of fallbacks in a task, the run ends with one line of advice."""
     summary_max_chars: int = 400
     """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
     slug_max_length: int = 60
     """Filename stems are capped at this many characters."""
     return_tree: bool | None = None
     """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
+
+    def grounding(self) -> GroundingPolicy:
+        """The grounding check's thresholds, as set here."""
+        return GroundingPolicy(**{f.name: getattr(self, f.name)
+                                  for f in dataclasses.fields(GroundingPolicy)})
 
     def resolve(self) -> "ChunkerSettings":
         """A copy with every `None` size field taken from the model profile."""

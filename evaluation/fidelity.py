@@ -119,23 +119,51 @@ def _share(flags: list[bool]) -> float | None:
     return sum(flags) / len(flags) if flags else None
 
 
+def grounding_figures(node, by_id: dict, policy) -> dict:
+    """The grounding check applied to a finished node's summary (evidence: a leaf's
+    original; a block's children) and its slug's words (found in the node's text?)."""
+    from chunker.grounding import check
+
+    if node.level == 0:
+        evidence = [node.original or ""]
+    else:
+        kids = [by_id[c] for c in node.children]
+        evidence = [k.rewritten for k in kids] + [k.summary for k in kids]
+    verdict = check(node.summary, evidence, task="summary", policy=policy)
+    text = " ".join([node.original or node.rewritten, node.summary]).lower()
+    slug_words = [w for w in node.slug.split("-") if w and not (w.isdigit() and len(w) == 1)]
+    return {"summary_grounded": verdict.ok, "summary_support": verdict.support,
+            "summary_unsupported_names": len(verdict.unsupported_names),
+            "summary_unsupported_numbers": len(verdict.unsupported_numbers),
+            "slug_unsupported_words": sum(1 for w in slug_words if w not in text)}
+
+
 def evaluate_fidelity(run_dir: str | Path) -> dict:
+    from chunker.config.settings import ChunkerSettings
+    from chunker.grounding.advice import task_outcomes
+
     path = Path(run_dir) / "hierarchy.json"
     h = Hierarchy.model_validate_json(path.read_text(encoding="utf-8"))
     max_len = int(h.meta.config.get("slug_max_length", 60) or 60)
+    policy = ChunkerSettings(model=h.meta.model).grounding()
+    by_id = h.by_id()
     nodes = []
     for node in sorted(h.nodes, key=lambda n: (n.level, n.span[0])):
         rec = {"id": node.id, "level": node.level, "slug": node.slug,
                "slug_valid": is_valid_slug(node.slug, max_len),
                "opening_pronoun": opening_pronoun(node.rewritten),
-               **{f"summary_{k}": v for k, v in summary_shape(node.summary).items()}}
+               **{f"summary_{k}": v for k, v in summary_shape(node.summary).items()},
+               **grounding_figures(node, by_id, policy)}
         if node.level == 0:
             rec["retention"] = retention(node.original or "", node.rewritten)
             rec["context_is_original"] = _norm(node.rewritten) == _norm(node.original)
             rec["context_ratio"] = len(_norm(node.rewritten)) / max(1, len(_norm(node.original)))
         nodes.append(rec)
+    fallbacks = {task: round(c.fell_back / c.total, 3)
+                 for task, c in task_outcomes(h.meta.stats).items() if c.total}
     return {"kind": "fidelity", "run_dir": str(Path(run_dir)), "model": h.meta.model,
-            "doc_id": h.meta.doc_id, "nodes": nodes, "overall": overall(nodes)}
+            "doc_id": h.meta.doc_id, "nodes": nodes,
+            "overall": {**overall(nodes), "fallback_share_by_task": fallbacks}}
 
 
 def overall(nodes: list[dict]) -> dict:
@@ -165,4 +193,11 @@ def overall(nodes: list[dict]) -> dict:
         "summary_too_long": _share([n["summary_too_long"] for n in nodes]),
         "summary_bad": _share([n["summary_empty"] or n["summary_too_long"] for n in nodes]),
         "slug_valid": _share([n["slug_valid"] for n in nodes]),
+        "summary_grounded": _share([n["summary_grounded"] for n in nodes]),
+        "summary_support_mean": (sum(n["summary_support"] for n in nodes) / len(nodes)) if nodes else None,
+        "unsupported_names_per_summary": (sum(n["summary_unsupported_names"] for n in nodes) / len(nodes)
+                                          if nodes else None),
+        "unsupported_numbers_per_summary": (sum(n["summary_unsupported_numbers"] for n in nodes) / len(nodes)
+                                            if nodes else None),
+        "unsupported_slug_words": sum(n["slug_unsupported_words"] for n in nodes),
     }

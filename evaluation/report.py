@@ -169,7 +169,18 @@ def write_fidelity(runs: list[dict], out_dir: str | Path, stem: str = "fidelity"
              table(["run", "model", "leaves", "blocks", *FIDELITY_COLUMNS],
                    [[_label(r), f"`{r['model']}`", r["overall"]["leaves"], r["overall"]["blocks"],
                      *(r["overall"][c] for c in FIDELITY_COLUMNS)] for r in runs]), "",
-             f"![fidelity per run]({bars.name})", "", f"![retention per leaf]({hist.name})", ""]
+             f"![fidelity per run]({bars.name})", "", f"![retention per leaf]({hist.name})", "",
+             "## Grounding", "",
+             "The grounding check (`chunker.grounding.check`) on each finished summary against its "
+             "evidence (a leaf's original; a block's children), slug words absent from the node's "
+             "text, and the share of each task's outputs that fell back during the run.", "",
+             table(["run", "summaries grounded", "mean support", "unsupported names / summary",
+                    "unsupported numbers / summary", "unsupported slug words", "fell back, by task"],
+                   [[_label(r), r["overall"]["summary_grounded"], r["overall"]["summary_support_mean"],
+                     r["overall"]["unsupported_names_per_summary"],
+                     r["overall"]["unsupported_numbers_per_summary"], r["overall"]["unsupported_slug_words"],
+                     ", ".join(f"{t} {v:.0%}" for t, v in r["overall"]["fallback_share_by_task"].items())]
+                    for r in runs]), ""]
     for r in runs:
         bad = [n for n in r["nodes"] if n["opening_pronoun"] or n["summary_empty"]
                or n["summary_too_long"] or not n["slug_valid"]

@@ -42,6 +42,7 @@ FALLBACKS: dict[str, Fallback] = {
     "rewrite": Fallback("the original text", "rewriting"),
     "summarize": Fallback("an extractive summary", "summarising"),
     "synthesize": Fallback("the children's summaries", "synthesising blocks"),
+    "block_summary": Fallback("an extractive summary of the children's summaries", "summarising sections"),
     "overview": Fallback("an extractive overview", "summarising the document"),
     "group": Fallback("fixed-size groups", "grouping"),
     "slug": Fallback("key phrases of the text", "naming passages"),
@@ -64,3 +65,21 @@ def fallback_advice(counts: Mapping[str, TaskCounts], *, model: str | None = Non
         lines.append(f"{task}: {c.fell_back} of {c.total} fell back to {known.to}; "
                      f"the model is too small for {known.activity}, {suggestion}")
     return lines
+
+
+# A run's stats keys per task: task -> (keys counted as kept, stats keys counted as fell back)
+_OUTCOMES = {
+    "boundary": (("boundary.match", "boundary.retry_match"), ("boundary.fallback",)),
+    "rewrite": (("kept.rewrite",), ("fallback.rewrite",)),
+    "summarize": (("kept.summary",), ("fallback.summary",)),
+    "group": (("kept.group",), ("group.fallback",)),
+    "synthesize": (("kept.synthesize",), ("fallback.synthesize",)),
+    "block_summary": (("kept.block_summary",), ("fallback.block_summary",)),
+}
+
+
+def task_outcomes(stats: dict[str, int]) -> dict[str, TaskCounts]:
+    """Per model task: how many outputs were kept and how many fell back."""
+    return {task: TaskCounts(kept=sum(stats.get(k, 0) for k in kept),
+                             fell_back=sum(stats.get(k, 0) for k in fell))
+            for task, (kept, fell) in _OUTCOMES.items()}

@@ -24,7 +24,8 @@ CREATE TABLE IF NOT EXISTS calls (
     prompt_tokens INTEGER,
     completion_tokens INTEGER,
     duration_ms REAL,
-    outcome TEXT NOT NULL
+    outcome TEXT NOT NULL,
+    grounding TEXT
 )
 """
 _CONNECTIONS: dict[str, sqlite3.Connection] = {}
@@ -43,22 +44,38 @@ def _connection(path: Path) -> sqlite3.Connection:
             conn = sqlite3.connect(key, check_same_thread=False, isolation_level=None)
             conn.execute("PRAGMA journal_mode=WAL")
             conn.execute(_SCHEMA)
+            columns = {row[1] for row in conn.execute("PRAGMA table_info(calls)")}
+            if "grounding" not in columns:  # a log written by an older version
+                conn.execute("ALTER TABLE calls ADD COLUMN grounding TEXT")
             _CONNECTIONS[key] = conn
         return _CONNECTIONS[key]
 
 
 def log_call(run_dir: str | None, *, node: str, task: str, prompt: str, response: str | None,
-             prompt_tokens: int, completion_tokens: int, duration_ms: float, outcome: str) -> None:
+             prompt_tokens: int, completion_tokens: int, duration_ms: float, outcome: str) -> int | None:
+    """Append one call; returns its id (for `annotate`)."""
     if not run_dir:
-        return
+        return None
     conn = _connection(calls_path(run_dir))
     with _LOCK:
-        conn.execute(
+        cursor = conn.execute(
             "INSERT INTO calls (ts, node, task, prompt, response, prompt_tokens, completion_tokens,"
             " duration_ms, outcome) VALUES (?,?,?,?,?,?,?,?,?)",
             (time.time(), node, task, prompt, response, prompt_tokens, completion_tokens,
              duration_ms, outcome),
         )
+        return cursor.lastrowid
+
+
+def annotate(run_dir: str | None, call_id: int | None, grounding: str) -> None:
+    """Record why the answer of a logged call was kept or rejected by the grounding check."""
+    if not run_dir or call_id is None:
+        return
+    conn = _connection(calls_path(run_dir))
+    with _LOCK:
+        # one call can carry several texts (combined mode: rewrite, summary, slug)
+        conn.execute("UPDATE calls SET grounding = COALESCE(grounding || '; ', '') || ? WHERE id = ?",
+                     (grounding, call_id))
 
 
 def read_calls(run_dir: str | Path, limit: int | None = None) -> list[dict]:

@@ -47,6 +47,8 @@ class CallResult:
     parsed: BaseModel | None
     stats: dict[str, int] = field(default_factory=dict)
     error: str | None = None
+    log_id: int | None = None
+    """The call log's id of the answer (for the grounding verdict)."""
 
 
 def _structured(model, schema: type[BaseModel]):
@@ -112,7 +114,7 @@ def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, backgroun
         if error is None and parsed is None:
             error = "no answer"
         response_text = raw.content if isinstance(getattr(raw, "content", None), str) else str(raw)
-        log_call(ctx.run_dir, node=node, task=task, prompt=prompt_text, response=response_text,
+        result.log_id = log_call(ctx.run_dir, node=node, task=task, prompt=prompt_text, response=response_text,
                  prompt_tokens=p_tokens, completion_tokens=c_tokens,
                  duration_ms=(time.perf_counter() - started) * 1000,
                  outcome="ok" if error is None else f"invalid: {error}"[:500])

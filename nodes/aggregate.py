@@ -79,7 +79,9 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                 "group_nudge": f"\nYour previous grouping had a group of more than "
                                f"{cfg.max_group_size} items: subdivide it.",
                 "stats": {"group.oversize": 1}}
-    return _accept(state, [[items[i][0] for i in g] for g in groups], level)
+    return {**_accept(state, [[items[i][0] for i in g] for g in groups], level),
+            # a grouping the model proposed (a trivial one is decided without a call)
+            "stats": {"kept.group": 1} if len(items) >= 2 * cfg.min_group_size else {}}
 
 
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:

@@ -63,7 +63,6 @@ def cap_text(text: str, max_chars: int) -> str:
 
 
 _WORD = re.compile(r"[^\W_]{4,}|\d+(?:[.,]\d+)*")
-_HAS_WORDS = re.compile(r"[^\W\d_]{2,}")
 
 
 def recall(original: str, rewrite: str) -> float:
@@ -73,16 +72,3 @@ def recall(original: str, rewrite: str) -> float:
         return 1.0
     have = {w.lower() for w in _WORD.findall(rewrite)}
     return len(wanted & have) / len(wanted)
-
-
-def is_prose(text: str, min_words: int = 3) -> bool:
-    """At least a few real words (rejects "...", "{ document_content }" and the like)."""
-    return len(_HAS_WORDS.findall(text)) >= min_words
-
-
-def first_sentences(text: str, max_chars: int) -> str:
-    """An extractive summary: the opening sentence(s) of `text`, capped (pysbd ends)."""
-    text = clean_line(text)
-    ends = [e for e in sentence_ends(text) if e >= 20]
-    first = text[:ends[0]].rstrip() if ends else text
-    return cap_text(first, max_chars) or "(empty passage)"

@@ -10,6 +10,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import recall, run_store, settings
+from chunker.nodes.grounded import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
@@ -33,7 +34,9 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     if rewritten and recall(original, rewritten) < cfg.rewrite_min_recall:
         rewritten = ""  # the model dropped facts (or wrote about something else)
         stats["rewrite.unfaithful"] = 1
-    kept = bool(rewritten)
+    # names and numbers must come from the chunk or from what it was shown before it
+    kept = bool(rewritten) and grounded(cfg, "rewrite", rewritten, [original, background], stats,
+                                        result.log_id)
     if not kept:
         # Fallback: the original itself is always a faithful (if unresolved) text.
         rewritten = " ".join(original.split())
@@ -45,7 +48,7 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         id=node_id(0, index), level=0, index=index, span=(start, end), original=original,
         rewritten=rewritten, rewritten_tokens=count_tokens(rewritten), tokens=original_tokens,
         forced_split=bool(state.get("forced")), boundary=state.get("chunk_outcome"),
-        rewrite_kept=kept,
+        rewrite_kept=kept, call_id=result.log_id,
         # combined mode: summarize_chunk validates these instead of asking again
         summary_hint=getattr(result.parsed, "summary", "") or "",
         slug_hint=getattr(result.parsed, "slug", "") or "",

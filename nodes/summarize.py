@@ -18,7 +18,9 @@ from chunker.background.policy import leaf_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import cap_text, clean_line, emit, first_sentences, is_prose, run_store, settings
+from chunker.grounding import extractive_summary
+from chunker.nodes.common import cap_text, clean_line, emit, run_store, settings
+from chunker.nodes.grounded import grounded
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
 
@@ -29,7 +31,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     index = state["leaf_count"]
     record = rs.get_node(node_id(0, index))
     if cfg.combine_rewrite_and_summary:  # the rewrite call already answered
-        summary, slug_hint, stats = record.summary_hint, record.slug_hint, {}
+        summary, slug_hint, stats, log_id = record.summary_hint, record.slug_hint, {}, record.call_id
     else:
         background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
         result = call_llm(cfg, node="summarize_chunk", task="summarize",
@@ -38,14 +40,20 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         stats = dict(result.stats)
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""
-    summary = cap_text(clean_line(summary), cfg.summary_max_chars)
-    if not is_prose(summary):
-        summary = first_sentences(record.rewritten, cfg.summary_max_chars)
-        stats["fallback.summary"] = 1
-    else:
+        log_id = result.log_id
+    summary = clean_line(summary)
+    evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
+    kept = grounded(cfg, "summary", summary, evidence, stats, log_id)
+    if kept:
+        summary = cap_text(summary, cfg.summary_max_chars)
         stats["kept.summary"] = 1
+    else:  # the model's summary is not supported by the passage: extract one from it
+        summary = (extractive_summary(record.original or record.rewritten, max_chars=cfg.summary_max_chars,
+                                      policy=cfg.grounding())
+                   or cap_text(clean_line(record.original or ""), cfg.summary_max_chars))
+        stats["fallback.summary"] = 1
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),
-                                       "slug_hint": slug_hint})
+                                       "slug_hint": slug_hint, "summary_kept": kept})
     rs.put_node(record)
 
     pending = [list(level) for level in state["pending"]]

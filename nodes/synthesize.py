@@ -16,7 +16,9 @@ from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import cap_text, clean_line, first_sentences, is_prose, run_store, settings
+from chunker.grounding import summary_of_summaries
+from chunker.nodes.common import cap_text, clean_line, run_store, settings
+from chunker.nodes.grounded import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
@@ -48,17 +50,21 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     stats = dict(result.stats)
     answer = result.parsed
     block_text = (answer.rewritten.strip() if answer else "")
-    summary = cap_text(clean_line(answer.summary if answer else ""), cfg.summary_max_chars)
-    if not is_prose(block_text):
+    summary = clean_line(answer.summary if answer else "")
+    evidence = [c.rewritten for c in children] + [c.summary for c in children]
+    if grounded(cfg, "synthesize", block_text, evidence, stats, result.log_id):
+        stats["kept.synthesize"] = 1
+    else:  # the children's own summaries, in order, say what the section holds
         block_text = "\n\n".join(c.summary for c in children)
         stats["fallback.synthesize"] = 1
-    else:
-        stats["kept.synthesize"] = 1
-    if not is_prose(summary):
-        summary = first_sentences(block_text, cfg.summary_max_chars)
-        stats["fallback.block_summary"] = 1
-    else:
+    summary_kept = grounded(cfg, "block_summary", summary, evidence, stats, result.log_id)
+    if summary_kept:
+        summary = cap_text(summary, cfg.summary_max_chars)
         stats["kept.block_summary"] = 1
+    else:
+        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.summary_max_chars,
+                                       policy=cfg.grounding()) or children[0].summary
+        stats["fallback.block_summary"] = 1
 
     counts = list(state["block_counts"])
     pending = [list(items) for items in state["pending"]]
@@ -74,7 +80,8 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
         id=nid, level=level, index=counts[level],
         span=(children[0].span[0], children[-1].span[1]), children=[c.id for c in children],
         rewritten=block_text, rewritten_tokens=count_tokens(block_text), tokens=count_tokens(block_text),
-        summary=summary, summary_tokens=summary_tokens,
+        summary=summary, summary_tokens=summary_tokens, summary_kept=summary_kept,
+        call_id=result.log_id,
         slug_hint=(answer.slug if answer else "") or "",
     ))
     counts[level] += 1

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from chunker.grounding import grounded_slug
 from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
 from chunker.output.slugs import SlugAllocator, sanitize
 from chunker.state.store import RunStore, node_id
@@ -19,7 +20,9 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
     nodes = []
     for r in records:
         folder = f"content/L{r.level}"
-        stem = slugs.allocate(folder, sanitize(r.slug_hint, r.summary, r.id, max_length=slug_max_length))
+        # the model's slug only when its words are the node's own; else key phrases
+        words = grounded_slug(r.slug_hint, r.original or r.rewritten, summary=r.summary)
+        stem = slugs.allocate(folder, sanitize(words, r.id, max_length=slug_max_length))
         nodes.append(TreeNode(
             id=r.id, level=r.level, parent=parents.get(r.id), children=list(r.children),
             span=r.span, original=r.original if r.is_leaf else None,

@@ -36,6 +36,10 @@ class NodeRecord(BaseModel):
     """How a leaf's end was chosen (match, retry_match, fallback, forced_sentence, ...)."""
     rewrite_kept: bool = True
     """False when the model's rewrite was rejected and the original stands in for it."""
+    summary_kept: bool = True
+    """False when the model's summary was rejected and an extractive one stands in."""
+    call_id: int | None = None
+    """The call log's id of the answer that wrote this node (rewrite or synthesis)."""
     children: list[str] = Field(default_factory=list)
 
     @property

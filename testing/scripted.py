@@ -38,6 +38,7 @@ from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
 from chunker.config.settings import ChunkerSettings
+from chunker.document.tokens import count_tokens
 from chunker.llm.structured import JsonSchemaChatModel
 
 _FAULTS = ("paraphrase", "paraphrase_retry", "absent", "midword", "early", "incomplete", "invalid_json",
@@ -119,7 +120,9 @@ class ScriptedChatModel(JsonSchemaChatModel):
         if number in self.fail_calls:
             raise ScriptedTransientError(f"scripted failure on call {number}")
         text = self._answer(task, prompt, messages[-1].content if messages else "")
-        usage = {"input_tokens": len(prompt) // 4 + 1, "output_tokens": len(text) // 4 + 1}
+        # Usage in the chunker's own token counts (cl100k), so that benchmark figures such
+        # as prompt tokens per source token compare like with like.
+        usage = {"input_tokens": count_tokens(prompt), "output_tokens": count_tokens(text)}
         usage["total_tokens"] = usage["input_tokens"] + usage["output_tokens"]
         message = AIMessage(content=text, usage_metadata=usage)
         return ChatResult(generations=[ChatGeneration(message=message)])
