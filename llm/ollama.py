@@ -10,7 +10,7 @@ import os
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -26,14 +26,14 @@ def ollama_host() -> str:
     return host
 
 
-def make_chat_ollama(spec: str, ctx: ChunkerContext) -> BaseChatModel:
+def make_chat_ollama(spec: str, ctx: ChunkerSettings) -> BaseChatModel:
     from langchain_ollama import ChatOllama
 
     return ChatOllama(
         model=ollama_name(spec),
         base_url=ollama_host(),
         temperature=ctx.temperature,
-        num_ctx=ctx.context_window,
+        num_ctx=ctx.model_window,
         reasoning=False,
         client_kwargs={"timeout": ctx.llm_timeout_s},
     )
@@ -43,7 +43,7 @@ def check_ollama(spec: str, timeout_s: float = 5.0) -> None:
     """Fail fast, before any work, when the server is down or the model is not pulled."""
     import httpx
 
-    from chunker.llm.registry import ModelUnavailable
+    from chunker.llm.errors import ModelUnavailable
 
     name = ollama_name(spec)
     host = ollama_host()

@@ -1,32 +1,52 @@
 """Chat-model registry keyed by provider string, with plugin backends.
 
-`--model` takes `ollama:NAME` (a bare `NAME` also means Ollama), `local`,
-`llamacpp:/path/model.gguf` or `scripted[:opts]`. Other packages can add a prefix
-through the `chunker.models` entry-point group: a callable `(spec, ctx) -> BaseChatModel`.
+`--model` takes `ollama:NAME` (a bare `NAME` such as `qwen3:8b` also means Ollama),
+`local`, `llamacpp:/path/model.gguf`, `openai:NAME` (the OpenAI API, or any
+OpenAI-compatible server named by `OPENAI_BASE_URL`), or any other `provider:NAME`
+that LangChain's `init_chat_model` knows (`anthropic:`, `groq:`, ...). Other packages
+add a prefix through the `chunker.models` entry-point group: a callable
+`(spec, settings) -> BaseChatModel`. The deterministic test model `scripted` is
+such a plugin (see pyproject.toml). A prefix that is both an entry point and a
+LangChain provider goes to the entry point; write `ollama:NAME` for an Ollama model
+whose name starts with a LangChain provider's.
 """
 
 from __future__ import annotations
 
+import os
 import threading
 from importlib.metadata import entry_points
 from typing import Callable
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
+from chunker.llm.errors import ModelUnavailable
 
-Factory = Callable[[str, ChunkerContext], BaseChatModel]
+Factory = Callable[[str, ChunkerSettings], BaseChatModel]
+Check = Callable[[str, ChunkerSettings], None]
+ENTRY_POINT_GROUP = "chunker.models"
+LANGCHAIN = "langchain"
+"""The backend of every `provider:NAME` that LangChain's `init_chat_model` builds."""
+
 _BACKENDS: dict[str, Factory] = {}
+_CHECKS: dict[str, Check] = {}
+_ENV: dict[str, tuple[str, ...]] = {}
 _INSTANCES: dict[tuple, BaseChatModel] = {}
 _LOCK = threading.Lock()
 
 
-class ModelUnavailable(RuntimeError):
-    """The model cannot be used at all (missing extra, server down, model not pulled)."""
+def register_backend(prefix: str, factory: Factory, check: Check | None = None,
+                     env: tuple[str, ...] = ()) -> None:
+    """Serve `prefix:...` specs with `factory`; `check` runs in `preflight` before any work.
 
-
-def register_backend(prefix: str, factory: Factory) -> None:
+    `env` names the environment variables that point the model at its server: a built
+    model is reused only while they are unchanged.
+    """
     _BACKENDS[prefix] = factory
+    _ENV[prefix] = env
+    if check is not None:
+        _CHECKS[prefix] = check
 
 
 def register_instance(spec: str, model: BaseChatModel) -> None:
@@ -36,67 +56,108 @@ def register_instance(spec: str, model: BaseChatModel) -> None:
 
 
 def backend_prefix(spec: str) -> str:
+    """The backend that serves `spec`: a built-in prefix, a plugin, LangChain or Ollama."""
     head = spec.split(":", 1)[0]
     if head in _BACKENDS or head in _plugin_names():
         return head
+    if ":" in spec:
+        from chunker.llm.openai_compat import langchain_providers
+
+        if head in langchain_providers():
+            return LANGCHAIN
     return "ollama"  # bare names such as qwen3:8b are Ollama models
 
 
-def get_model(ctx: ChunkerContext) -> BaseChatModel:
-    """The chat model for a resolved context, built once per process and settings."""
-    spec = ctx.model
+def get_model(settings: ChunkerSettings) -> BaseChatModel:
+    """The chat model for resolved settings, built once per process and settings."""
+    spec = _require_model(settings)
     with _LOCK:
         if ("instance", spec) in _INSTANCES:
             return _INSTANCES[("instance", spec)]
-        key = (spec, ctx.temperature, ctx.context_window, ctx.llm_timeout_s)
+        prefix = backend_prefix(spec)
+        endpoint = tuple(os.environ.get(name) for name in _ENV.get(prefix, ()))
+        key = (spec, settings.temperature, settings.model_window, settings.llm_timeout_s, endpoint)
         if key not in _INSTANCES:
-            _INSTANCES[key] = _factory(backend_prefix(spec))(spec, ctx)
+            _INSTANCES[key] = _factory(prefix)(spec, settings)
         return _INSTANCES[key]
+
+
+def preflight(settings: ChunkerSettings) -> None:
+    """Check, before any work starts, that the model can answer (raises ModelUnavailable):
+    the backend's package is installed, the model can be built, its server answers."""
+    spec = _require_model(settings)
+    with _LOCK:
+        if ("instance", spec) in _INSTANCES:
+            return
+    prefix = backend_prefix(spec)
+    check = _CHECKS.get(prefix)
+    if check is not None:
+        check(spec, settings)
+    else:
+        get_model(settings)
+
+
+def _require_model(settings: ChunkerSettings) -> str:
+    spec = (settings.model or "").strip()
+    if not spec:
+        raise ModelUnavailable("no model set: pass --model (for example ollama:qwen3:8b, "
+                               "openai:NAME or local)")
+    return spec
 
 
 def _factory(prefix: str) -> Factory:
     if prefix in _BACKENDS:
         return _BACKENDS[prefix]
-    for ep in entry_points(group="chunker.models"):
+    if prefix == LANGCHAIN:
+        return _langchain
+    for ep in entry_points(group=ENTRY_POINT_GROUP):
         if ep.name == prefix:
             return ep.load()
     raise ModelUnavailable(f"no backend for model prefix {prefix!r}")
 
 
 def _plugin_names() -> set[str]:
-    return {ep.name for ep in entry_points(group="chunker.models")}
+    return {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
-def _scripted(spec: str, ctx: ChunkerContext) -> BaseChatModel:
-    from chunker.testing.scripted import ScriptedChatModel
-
-    return ScriptedChatModel.from_spec(spec)
-
-
-def _ollama(spec: str, ctx: ChunkerContext) -> BaseChatModel:
+def _ollama(spec: str, settings: ChunkerSettings) -> BaseChatModel:
     from chunker.llm.ollama import make_chat_ollama
 
-    return make_chat_ollama(spec, ctx)
+    return make_chat_ollama(spec, settings)
 
 
-def _local(spec: str, ctx: ChunkerContext) -> BaseChatModel:
+def _check_ollama(spec: str, settings: ChunkerSettings) -> None:
+    from chunker.llm.ollama import check_ollama
+
+    check_ollama(spec)
+
+
+def _local(spec: str, settings: ChunkerSettings) -> BaseChatModel:
     from chunker.llm.llamacpp import make_local_model
 
-    return make_local_model(spec, ctx)
+    return make_local_model(spec, settings)
 
 
-register_backend("scripted", _scripted)
-register_backend("ollama", _ollama)
+def _openai(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+    from chunker.llm.openai_compat import make_openai_model
+
+    return make_openai_model(spec, settings)
+
+
+def _check_openai(spec: str, settings: ChunkerSettings) -> None:
+    from chunker.llm.openai_compat import check_openai_server
+
+    check_openai_server(get_model(settings), spec)
+
+
+def _langchain(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+    from chunker.llm.openai_compat import make_langchain_model
+
+    return make_langchain_model(spec, settings)
+
+
+register_backend("ollama", _ollama, _check_ollama, env=("OLLAMA_HOST",))
 register_backend("local", _local)
 register_backend("llamacpp", _local)
-
-
-def preflight(ctx: ChunkerContext) -> None:
-    """Check, before any work starts, that the model can answer (raises ModelUnavailable)."""
-    prefix = backend_prefix(ctx.model)
-    if prefix == "ollama":
-        from chunker.llm.ollama import check_ollama
-
-        check_ollama(ctx.model)
-    else:
-        get_model(ctx)
+register_backend("openai", _openai, _check_openai,
+                 env=("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"))

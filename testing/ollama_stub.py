@@ -3,9 +3,11 @@
 It is honest about what it is: every response carries `X-Chunker-Stub: 1`, it lists
 one model per name it was told to serve, and it answers with canned JSON chosen by
 the schema title in the request's `format` (it does not read the prompt, it is not a
-model). It records every request, so tests can check what the real langchain-ollama
-client sent, and it can fail on demand: HTTP 500, a dropped connection, or a stall
-longer than the client's timeout.
+model). It records every request (with its arrival time), so tests can check what the
+real langchain-ollama client sent and when, and it can fail on demand: HTTP 500, a
+dropped connection, or a stall longer than the client's timeout; it counts the failures
+it served. Its token counts are not constants: `prompt_eval_count` is the number of
+whitespace-separated words in the request's messages, `eval_count` that of the answer.
 """
 
 from __future__ import annotations
@@ -17,12 +19,19 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CANNED = {
     "Completeness": {"complete": True, "boundary_phrase": None},
-    "Rewrite": {"context": "A canned self-sufficient context from the Ollama stub."},
+    "Rewrite": {"rewritten": "A canned self-sufficient context from the Ollama stub."},
+    "RewriteWithSummary": {"rewritten": "A canned self-sufficient context from the Ollama stub.",
+                           "summary": "A canned summary from the Ollama stub.", "slug": "stub-summary"},
     "Summary": {"summary": "A canned summary from the Ollama stub.", "slug": "stub-summary"},
     "Grouping": {"groups": []},  # invalid on purpose: the graph falls back to even groups
-    "Block": {"context": "A canned block context.", "summary": "A canned block summary.",
+    "Block": {"rewritten": "A canned block context.", "summary": "A canned block summary.",
               "slug": "stub-block"},
 }
+
+
+def prompt_words(request: dict) -> int:
+    """The stub's prompt token count: whitespace-separated words of every message."""
+    return sum(len(str(m.get("content") or "").split()) for m in request.get("messages", []))
 
 
 class _QuietServer(ThreadingHTTPServer):
@@ -40,6 +49,8 @@ class OllamaStub:
         self.stall_s = 0.0          # sleep before answering...
         self.stall_next = 0         # ...this many chat requests (0: all of them)
         self.stalled = 0
+        self.served_errors = 0      # HTTP 5xx answers given
+        self.dropped = 0            # connections closed without an answer
         self.content: str | None = None  # override the answer text (e.g. invalid JSON)
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
@@ -111,6 +122,7 @@ class OllamaStub:
                 length = int(self.headers.get("Content-Length", 0))
                 request = json.loads(self.rfile.read(length) or b"{}")
                 request["_path"] = self.path
+                request["_at"] = time.monotonic()
                 stub.requests.append(request)
                 if self.path == "/api/embed":
                     return self._send(*stub._embed(request))
@@ -118,6 +130,7 @@ class OllamaStub:
                     return self._send(404, b'{"error": "not found"}')
                 if stub.drop_next > 0:
                     stub.drop_next -= 1
+                    stub.dropped += 1
                     self.close_connection = True
                     self.connection.close()
                     return
@@ -126,6 +139,7 @@ class OllamaStub:
                     time.sleep(stub.stall_s)
                 if stub.down or stub.fail_next > 0:
                     stub.fail_next = max(0, stub.fail_next - 1)
+                    stub.served_errors += 1
                     return self._send(500, b'{"error": "stub: simulated server error"}')
                 if request.get("model") not in stub.models:
                     return self._send(404, json.dumps(
@@ -133,7 +147,8 @@ class OllamaStub:
                 content = stub._answer(request)
                 final = {"model": request["model"], "created_at": "2026-01-01T00:00:00Z",
                          "message": {"role": "assistant", "content": "" if request.get("stream") else content},
-                         "done": True, "done_reason": "stop", "prompt_eval_count": 11, "eval_count": 7,
+                         "done": True, "done_reason": "stop", "prompt_eval_count": prompt_words(request),
+                         "eval_count": len(content.split()),
                          "total_duration": 1, "load_duration": 1, "prompt_eval_duration": 1,
                          "eval_duration": 1}
                 if request.get("stream", True):

@@ -1,0 +1,180 @@
+"""`openai:NAME` (any OpenAI-compatible server) and other LangChain providers, checked
+through the real langchain-openai client against a local stub server."""
+
+import json
+import os
+import socket
+import subprocess
+import sys
+from importlib.metadata import entry_points
+
+import pytest
+
+from chunker.config.settings import ChunkerSettings
+from chunker.llm import registry
+from chunker.llm.errors import ModelUnavailable
+from chunker.llm.invoke import call_llm
+from chunker.llm.registry import backend_prefix, get_model, preflight
+from chunker.llm.schemas import Completeness, Summary
+from chunker.testing.openai_stub import OpenAIStub, prompt_words, word_count
+from chunker.testing.scripted import ScriptedChatModel
+from conftest import CINDERELLA, check_markdown_tree
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture
+def stub(monkeypatch):
+    with OpenAIStub(models=["stub-model"]) as s:
+        monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)
+        monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
+        yield s
+
+
+def _settings(**kw) -> ChunkerSettings:
+    return ChunkerSettings(model="openai:stub-model", llm_timeout_s=5, **kw).resolve()
+
+
+def test_prefixes_route_to_their_backends():
+    assert backend_prefix("openai:stub-model") == "openai"
+    assert backend_prefix("anthropic:claude-x") == registry.LANGCHAIN
+    assert backend_prefix("groq:llama-3") == registry.LANGCHAIN
+    # bare Ollama names keep working, and `ollama:` forces Ollama for any name
+    assert backend_prefix("qwen3:8b") == backend_prefix("ollama:deepseek:7b") == "ollama"
+    assert backend_prefix("scripted:seed=2") == "scripted"
+
+
+def test_scripted_is_an_entry_point_plugin_not_a_built_in():
+    names = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
+    assert names.get("scripted") == "chunker.testing.scripted:make_scripted_model"
+    assert "scripted" not in registry._BACKENDS
+    model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0").resolve())
+    assert isinstance(model, ScriptedChatModel) and model.seed == 7
+
+
+def test_unset_model_is_an_error():
+    with pytest.raises(ModelUnavailable, match="no model set"):
+        preflight(ChunkerSettings(model=""))
+
+
+def test_request_carries_the_json_schema_and_usage_comes_from_the_server(stub):
+    settings = _settings()
+    result = call_llm(settings, node="check_completeness", task="completeness",
+                      user="<window>\nA short window of text.\n</window>", background="")
+    assert result.parsed == Completeness(complete=True, boundary_phrase=None)
+    req = stub.chat_requests()[-1]
+    assert req["model"] == "stub-model" and req["temperature"] == 0 and not req.get("stream")
+    fmt = req["response_format"]
+    assert fmt["type"] == "json_schema"
+    assert fmt["json_schema"]["name"] == "Completeness"
+    assert fmt["json_schema"]["schema"] == Completeness.model_json_schema()
+    assert req["_headers"]["x-stainless-retry-count"] == "0"  # chunker's RetryPolicy retries
+    # usage is what the server reported for this request (its word counts), not a guess
+    canned = stub.answer_for(req)
+    assert result.stats["tokens.prompt"] == prompt_words(req) > 0
+    assert result.stats["tokens.completion"] == word_count(canned)
+    longer = call_llm(settings, node="summarize_chunk", task="summarize",
+                      user="<chunk>\n" + "word " * 50 + "\n</chunk>", background="")
+    assert isinstance(longer.parsed, Summary)
+    assert longer.stats["tokens.prompt"] == prompt_words(stub.chat_requests()[-1])
+    assert longer.stats["tokens.prompt"] >= result.stats["tokens.prompt"] + 40
+
+
+def test_invalid_answer_is_repaired_then_falls_back(stub):
+    stub.content = '{"complete": tru'
+    result = call_llm(_settings(), node="n", task="completeness", user="x", background="")
+    assert result.parsed is None and result.stats["repairs"] == 1
+    assert result.stats["invalid_outputs"] == 2 and len(stub.chat_requests()) == 2
+    repair = stub.chat_requests()[-1]["messages"]
+    assert repair[-2] == {"role": "assistant", "content": '{"complete": tru'}
+
+
+def test_preflight_passes_on_a_served_model(stub):
+    preflight(_settings())
+    assert [r["_path"] for r in stub.requests] == ["/v1/models"]
+
+
+def test_preflight_refuses_an_unreachable_server(monkeypatch):
+    monkeypatch.setenv("OPENAI_BASE_URL", f"http://127.0.0.1:{free_port()}/v1")
+    monkeypatch.setenv("OPENAI_API_KEY", "k")
+    with pytest.raises(ModelUnavailable, match="OPENAI_BASE_URL") as err:
+        preflight(_settings(temperature=0.01))  # other settings: not a cached model
+    assert "\n" not in str(err.value)
+
+
+def _error_line(stderr: str) -> str:
+    """The one line a refusal prints (a profile warning for an unprofiled model aside)."""
+    lines = [l for l in stderr.strip().splitlines() if not l.startswith("WARNING")]
+    assert len(lines) == 1, stderr
+    return lines[0]
+
+
+def _cli(*args, env, pythonpath=None):
+    full = {**os.environ, **env}
+    if pythonpath is not None:
+        full["PYTHONPATH"] = os.pathsep.join([str(pythonpath), full.get("PYTHONPATH", "")])
+    return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
+                          capture_output=True, text=True, env=full, timeout=300)
+
+
+def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connection(tmp_path):
+    with OpenAIStub(models=["stub-model"]) as stub:
+        env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "stub-key"}
+        cfg = tmp_path / "cfg.yaml"
+        cfg.write_text("llm_max_attempts: 3\nllm_retry_initial_s: 0.05\nmin_chunk_tokens: 300\n"
+                       "max_chunk_tokens: 900\n")
+        out = tmp_path / "out"
+        stub.fail_next, stub.drop_next = 1, 1  # both transient: retried, the run goes on
+        proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out, "--config", cfg,
+                    "--quiet", env=env)
+        assert proc.returncode == 0, proc.stderr
+        check_markdown_tree(out)
+        assert stub.served_errors == 1 and stub.dropped == 1
+        assert stub.requests[0]["_path"] == "/v1/models"  # the preflight came first
+        chats = stub.chat_requests()
+        assert all(r["response_format"]["type"] == "json_schema" for r in chats)
+        stats = json.loads((out / "hierarchy.json").read_text())["meta"]["stats"]
+        # every request the server saw is a counted call, or one of the two failures
+        assert len(chats) == stats["calls.total"] + 2
+        # the dropped request came first, then the 5xx; usage is the server's for the rest
+        assert stats["tokens.prompt"] == sum(prompt_words(r) for r in chats[2:])
+
+
+def test_cli_refuses_before_work_when_the_server_is_down(tmp_path):
+    out = tmp_path / "out"
+    proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
+                env={"OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "k"})
+    assert proc.returncode == 2
+    line = _error_line(proc.stderr)
+    assert "OPENAI_BASE_URL" in line and "cannot reach" in line
+    assert not out.exists()
+
+
+def test_cli_names_a_missing_integration_package(tmp_path):
+    # langchain-openai hidden from the child process by a module that fails to import
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "langchain_openai.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'langchain_openai'\", name='langchain_openai')\n")
+    out = tmp_path / "out"
+    proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
+                env={"OPENAI_API_KEY": "k"}, pythonpath=blocker)
+    assert proc.returncode == 2 and "pip install langchain-openai" in _error_line(proc.stderr)
+    assert not out.exists()
+    # a LangChain provider whose integration is really not installed here
+    proc = _cli("run", CINDERELLA, "--model", "anthropic:claude-x", "-o", out, env={})
+    assert proc.returncode == 2 and "pip install langchain-anthropic" in _error_line(proc.stderr)
+    assert not out.exists()
+
+
+def test_cli_missing_api_key_is_one_line(tmp_path):
+    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
+    env["OPENAI_BASE_URL"] = f"http://127.0.0.1:{free_port()}/v1"
+    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", "run", str(CINDERELLA), "--model",
+                           "openai:stub-model", "-o", str(tmp_path / "out")],
+                          capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 2 and "set OPENAI_API_KEY" in _error_line(proc.stderr)
