@@ -1,9 +1,22 @@
 """Phase 2 on real documents: multi-level trees, every validator path, resume mid-sweep."""
 
 import math
+import sqlite3
 
+from langgraph.checkpoint.sqlite import SqliteSaver
+from langgraph.store.memory import InMemoryStore
+
+from chunker.config.settings import ChunkerSettings
+from chunker.graph import build_graph
+from chunker.graph.build import llm_retry_policy
 from chunker.output.hierarchy import Hierarchy, check_tree
 from conftest import SHARED, assert_lossless, leaves, run_text, scripted
+
+MAX_CHECKPOINT_BYTES = 8_000
+"""A checkpoint of a run in progress holds a cursor, counters and a few ids per level:
+a few KB, whatever the document's length (here 120 KB and over 100 leaves)."""
+MAX_STATE_STRING = 200
+"""No document text in the state: ids, statuses and a boundary phrase only."""
 
 
 def _check_tree(tree: dict, text: str) -> Hierarchy:
@@ -13,17 +26,58 @@ def _check_tree(tree: dict, text: str) -> Hierarchy:
     return h
 
 
-def test_multi_level_tree_on_a_long_document():
+def _lists_and_strings(value, path=""):
+    """Every (path, list) and (path, str) inside a state value, at any depth."""
+    if isinstance(value, str):
+        yield path, value
+    elif isinstance(value, (list, tuple)):
+        yield path, list(value)
+        for i, item in enumerate(value):
+            yield from _lists_and_strings(item, f"{path}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from _lists_and_strings(item, f"{path}.{key}")
+
+
+def test_multi_level_tree_on_a_long_document(tmp_path):
+    """The state of a long run stays small and bounded at every checkpoint: payloads live
+    in the store, and each level's pending list is aggregated at the count threshold."""
     text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:120_000]
-    out, _ = run_text(text, scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
-                      summary_count_threshold=6, summary_aggregation_threshold=10**6)
+    conn = sqlite3.connect(str(tmp_path / "checkpoints.sqlite"), check_same_thread=False)
+    graph = build_graph(checkpointer=SqliteSaver(conn), store=InMemoryStore(),
+                        llm_retry=llm_retry_policy(1, 0.0))
+    count_threshold = 6
+    settings = ChunkerSettings(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
+                               summary_count_threshold=count_threshold,
+                               summary_aggregation_threshold=10**6)
+    config = {"configurable": {"thread_id": "long"}, "recursion_limit": 10**9}
+    out = graph.invoke({"text": text}, config, context=settings)
     h = _check_tree(out["tree"], text)
     n_leaves = len(leaves(out["tree"]))
     depth = h.by_id()[h.root].level
     assert n_leaves > 60 and depth >= 3
     assert depth <= math.ceil(math.log(n_leaves, 2)) + 1  # roughly logarithmic
-    # the state never held a growing list: pending levels stay under the thresholds
-    assert len(out["stats"]) < 60
+
+    blob_bytes = dict(conn.execute("SELECT checkpoint_id, length(checkpoint) FROM checkpoints"))
+    history = list(graph.get_state_history(config))
+    # from load_document (which moves the text to the store) until the tree is assembled
+    in_progress = [snap for snap in history if "doc_id" in snap.values
+                   and not snap.values.get("text") and not snap.values.get("tree")]
+    assert len(in_progress) > 5 * n_leaves  # every step of the run is checked
+    bound = max(count_threshold, depth + 1)
+    for snap in in_progress:
+        assert blob_bytes[snap.config["configurable"]["checkpoint_id"]] <= MAX_CHECKPOINT_BYTES
+        for key, value in snap.values.items():
+            if key == "stats":
+                continue
+            for path, item in _lists_and_strings(value, key):
+                if isinstance(item, str):
+                    assert len(item) <= MAX_STATE_STRING, path
+                else:
+                    assert len(item) <= bound, f"{path} holds {len(item)} items"
+    # counters are per kind, never per leaf: only the level counters grow, with the depth
+    per_level = {k for k in out["stats"] if any(ch.isdigit() for ch in k)}
+    assert per_level <= {f"blocks.L{level}" for level in range(1, depth + 1)}
 
 
 def test_token_threshold_alone_builds_levels(cinderella):

@@ -1,10 +1,12 @@
 """Every path through phase 1, on a real document, with the scripted model."""
 
 import logging
+import re
 
-from conftest import assert_lossless, leaves, run_text, scripted
+from chunker.document.units import sentence_ends
+from conftest import SHARED, assert_lossless, leaves, run_text, scripted
 
-SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, context_budget_tokens=200)
+SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, background_budget_tokens=200)
 
 
 def test_complete_at_first_check(cinderella):
@@ -53,7 +55,7 @@ def test_absent_phrase_falls_back(cinderella):
 def test_forced_split_by_tokens(cinderella, caplog):
     with caplog.at_level(logging.WARNING, logger="chunker"):
         out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
-                          max_chunk_tokens=200, max_expansion_attempts=1000, context_budget_tokens=100)
+                          max_chunk_tokens=200, max_expansion_attempts=1000, background_budget_tokens=100)
     s = out["stats"]
     assert s["forced_splits"] >= len(cinderella) // 1200
     forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
@@ -64,7 +66,7 @@ def test_forced_split_by_tokens(cinderella, caplog):
 
 def test_forced_split_by_attempts(cinderella):
     out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
-                      max_chunk_tokens=5000, max_expansion_attempts=2, context_budget_tokens=100)
+                      max_chunk_tokens=5000, max_expansion_attempts=2, background_budget_tokens=100)
     s = out["stats"]
     forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
     assert s["forced_splits"] == len(forced) >= 3
@@ -91,10 +93,38 @@ def test_one_giant_word_splits_under_the_cap():
     assert_lossless(out["tree"], text)
 
 
-def test_paragraph_and_word_units(cinderella):
-    for unit in ("paragraph", "word"):
-        out, _ = run_text(cinderella, scripted(), split_unit=unit, **SMALL)
-        assert_lossless(out["tree"], cinderella)
+_UNIT_END = {"paragraph": re.compile(r"\n[ \t]*\n\s*"), "word": re.compile(r"\S+\s*")}
+
+
+def _unit_ends(text: str, unit: str) -> set[int]:
+    """Every boundary of `unit` in `text` (found here, not by the code under test)."""
+    if unit == "sentence":
+        return set(sentence_ends(text))
+    return {m.end() for m in _UNIT_END[unit].finditer(text)} | {len(text)}
+
+
+def _cut_ends(text: str, unit: str) -> list[int]:
+    """Where the leaves of a run with `split_unit=unit` end (forced splits aside)."""
+    out, _ = run_text(text, scripted(), split_unit=unit, **SMALL)
+    assert_lossless(out["tree"], text)
+    return [leaf["span"][1] for leaf in leaves(out["tree"])[:-1] if not leaf["forced_split"]]
+
+
+def test_paragraph_unit_cuts_only_at_paragraph_ends():
+    text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000]
+    paragraphs = _unit_ends(text, "paragraph")
+    by_paragraph = _cut_ends(text, "paragraph")
+    assert len(by_paragraph) >= 10 and set(by_paragraph) <= paragraphs
+    # the sentence unit on the same text does cut inside paragraphs: the check can tell
+    by_sentence = _cut_ends(text, "sentence")
+    assert not set(by_sentence) <= paragraphs
+
+
+def test_word_unit_cuts_at_word_ends_not_only_sentence_ends(cinderella):
+    cuts = _cut_ends(cinderella, "word")
+    sentences = _unit_ends(cinderella, "sentence")
+    assert len(cuts) >= 10 and set(cuts) <= _unit_ends(cinderella, "word")
+    assert sum(end in sentences for end in cuts) < len(cuts) / 2
 
 
 def test_invalid_outputs_are_repaired_or_fall_back(cinderella):
@@ -102,7 +132,7 @@ def test_invalid_outputs_are_repaired_or_fall_back(cinderella):
     s = out["stats"]
     assert s["invalid_outputs"] > 0 and s["repairs"] > 0
     tree = out["tree"]
-    assert all(n["summary"] and n["context"] for n in tree["nodes"])
+    assert all(n["summary"] and n["rewritten"] for n in tree["nodes"])
     assert_lossless(tree, cinderella)
 
 
@@ -113,6 +143,6 @@ def test_unfaithful_rewrite_and_empty_summary_fall_back(cinderella):
     assert s["rewrite.unfaithful"] == s["fallback.rewrite"] == s["leaves"]
     assert s["fallback.summary"] >= s["leaves"]
     for leaf in leaves(out["tree"]):
-        assert leaf["context"] == " ".join(leaf["original"].split())  # the facts are kept
+        assert leaf["rewritten"] == " ".join(leaf["original"].split())  # the facts are kept
         assert leaf["summary"] != "..." and len(leaf["summary"]) > 10
     assert_lossless(out["tree"], cinderella)

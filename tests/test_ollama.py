@@ -8,12 +8,13 @@ import sys
 
 import pytest
 
-from chunker.config.context import ChunkerContext
+from chunker.config.settings import ChunkerSettings
+from chunker.llm.calllog import read_calls
 from chunker.llm.invoke import call_llm
 from chunker.llm.ollama import check_ollama
-from chunker.llm.registry import ModelUnavailable
+from chunker.llm.errors import ModelUnavailable
 from chunker.llm.schemas import Completeness
-from chunker.testing.ollama_stub import OllamaStub
+from chunker.testing.ollama_stub import OllamaStub, prompt_words
 from conftest import CINDERELLA, check_markdown_tree
 
 
@@ -31,29 +32,35 @@ def stub(monkeypatch):
 
 
 def test_request_sent_to_ollama(stub):
-    ctx = ChunkerContext(model="ollama:qwen3:8b", llm_timeout_s=5).resolve()
+    ctx = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5).resolve()
     result = call_llm(ctx, node="check_completeness", task="completeness",
-                      user="<window>\nText.\n</window>", context_text="")
+                      user="<window>\nText.\n</window>", background="")
     assert result.parsed == Completeness(complete=True, boundary_phrase=None)
     req = stub.chat_requests()[-1]
     assert req["model"] == "qwen3:8b"
     assert req["format"] == Completeness.model_json_schema()
-    assert req["options"]["num_ctx"] == ctx.context_window == 8192
+    assert req["options"]["num_ctx"] == ctx.model_window == 8192
     assert req["options"]["temperature"] == 0
     assert req["think"] is False
-    assert result.stats["tokens.prompt"] == 11 and result.stats["tokens.completion"] == 7
+    # usage is what the server reported for this request (its word counts), not a guess
+    assert result.stats["tokens.prompt"] == prompt_words(req) > 0
+    assert result.stats["tokens.completion"] == len(stub._answer(req).split())
+    longer = call_llm(ctx, node="check_completeness", task="completeness",
+                      user="<window>\n" + "Text. " * 40 + "\n</window>", background="")
+    assert longer.stats["tokens.prompt"] == prompt_words(stub.chat_requests()[-1])
+    assert longer.stats["tokens.prompt"] == result.stats["tokens.prompt"] + 39
 
 
 def test_bare_name_means_ollama(stub):
-    ctx = ChunkerContext(model="qwen3:8b").resolve()
-    call_llm(ctx, node="n", task="completeness", user="x", context_text="")
+    ctx = ChunkerSettings(model="qwen3:8b").resolve()
+    call_llm(ctx, node="n", task="completeness", user="x", background="")
     assert stub.chat_requests()[-1]["model"] == "qwen3:8b"
 
 
 def test_invalid_json_is_repaired_then_falls_back(stub):
     stub.content = '{"complete": tru'
-    ctx = ChunkerContext(model="ollama:qwen3:8b").resolve()
-    result = call_llm(ctx, node="n", task="completeness", user="x", context_text="")
+    ctx = ChunkerSettings(model="ollama:qwen3:8b").resolve()
+    result = call_llm(ctx, node="n", task="completeness", user="x", background="")
     assert result.parsed is None and result.stats["repairs"] == 1
     assert len(stub.chat_requests()) == 2
 
@@ -91,23 +98,31 @@ def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path):
     with OllamaStub(models=["qwen3:8b"]) as stub:
         env = {"OLLAMA_HOST": stub.url}
         cfg = tmp_path / "cfg.yaml"
-        cfg.write_text("llm_max_attempts: 3\nllm_retry_initial_s: 0.05\nmin_chunk_tokens: 300\n"
+        cfg.write_text("llm_max_attempts: 4\nllm_retry_initial_s: 0.05\nmin_chunk_tokens: 300\n"
                        "max_chunk_tokens: 900\n")
         out = tmp_path / "out"
-        stub.fail_next = 2  # transient: retried with backoff, the run goes on
-        stub.drop_next = 0
+        stub.drop_next = 1  # the first request loses its connection...
+        stub.fail_next = 2  # ...the next two get HTTP 500: all retried, the run goes on
         first = _cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out, "--config", cfg, "--quiet",
                      env=env)
         assert first.returncode == 0, first.stderr
         check_markdown_tree(out)
-        statuses = len(stub.chat_requests())
-        assert statuses > 10
+        assert stub.dropped == 1 and stub.served_errors == 2
+        chats = stub.chat_requests()
+        stats = json.loads((out / "hierarchy.json").read_text())["meta"]["stats"]
+        # every request the server saw is a counted call, or one of the three failures
+        assert len(chats) == stats["calls.total"] + 3 > 10
+        assert stats["tokens.prompt"] == sum(prompt_words(r) for r in chats[3:])
+        calls = read_calls(out)  # the run's call log records the failed requests too
+        assert sum(c["outcome"].startswith("error") for c in calls) == 3
+        assert len(calls) == len(chats)
 
         out2 = tmp_path / "out2"
-        stub.down = True  # retries exhausted: exit 1, resumable
+        stub.down, stub.served_errors = True, 0  # retries exhausted: exit 1, resumable
         failed = _cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out2, "--config", cfg, "--quiet",
                       env=env)
         assert failed.returncode == 1 and "chunker resume" in failed.stderr
+        assert stub.served_errors == 4  # llm_max_attempts, then the run stops
         assert len(failed.stderr.strip().splitlines()) == 1
         stub.down = False  # the server is back
         resumed = _cli("resume", out2, "--quiet", env=env)
@@ -117,11 +132,32 @@ def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path):
         assert [n["span"] for n in a["nodes"]] == [n["span"] for n in b["nodes"]]
 
 
-def test_timeouts_are_retried_with_backoff(stub):
+def test_timeouts_are_retried(stub):
     from conftest import assert_lossless, run_text
 
     stub.stall_s, stub.stall_next = 2.0, 2  # the first two requests outlast the client timeout
     text = "A short document about timeouts. It has two sentences."
     out, _ = run_text(text, "ollama:qwen3:8b", attempts=3, llm_timeout_s=0.5)
-    assert stub.stalled == 2 and len(stub.chat_requests()) >= 3
+    assert stub.stalled == 2 and len(stub.chat_requests()) == out["stats"]["calls.total"] + 2
+    assert_lossless(out["tree"], text)
+
+
+def test_server_errors_are_retried_with_exponential_backoff(stub):
+    from langgraph.store.memory import InMemoryStore
+
+    from chunker.graph import build_graph
+    from chunker.graph.build import llm_retry_policy
+    from conftest import assert_lossless
+
+    initial_s = 0.4
+    graph = build_graph(store=InMemoryStore(), llm_retry=llm_retry_policy(3, initial_s))
+    stub.fail_next = 2
+    text = "A short document about backoff. It has two sentences."
+    settings = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5)
+    out = graph.invoke({"text": text}, context=settings)
+    assert stub.served_errors == 2
+    first, second, third = (r["_at"] for r in stub.chat_requests()[:3])
+    # LangGraph sleeps initial_s * 2**(attempt-1) plus up to 1 s of jitter between attempts
+    assert second - first >= initial_s
+    assert third - second >= 2 * initial_s
     assert_lossless(out["tree"], text)
