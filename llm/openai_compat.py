@@ -42,10 +42,14 @@ def langchain_providers() -> frozenset[str]:
 
     `_BUILTIN_PROVIDERS` is the one list LangChain keeps of them (it is how
     `init_chat_model("anthropic:...")` parses a prefix); a prefix outside it is not a
-    LangChain provider, so a bare `qwen3:8b` stays an Ollama model.
+    LangChain provider, so a bare `qwen3:8b` stays an Ollama model. Without the
+    `langchain` package there are none: Ollama, local and openai: models need only
+    their own integrations.
     """
-    from langchain.chat_models.base import _BUILTIN_PROVIDERS
-
+    try:
+        from langchain.chat_models.base import _BUILTIN_PROVIDERS
+    except ImportError:
+        return frozenset()
     return frozenset(_BUILTIN_PROVIDERS)
 
 

@@ -1,6 +1,7 @@
 """`openai:NAME` (any OpenAI-compatible server) and other LangChain providers, checked
 through the real langchain-openai client against a local stub server."""
 
+import importlib.util
 import json
 import os
 import socket
@@ -46,6 +47,11 @@ def test_prefixes_route_to_their_backends():
     # bare Ollama names keep working, and `ollama:` forces Ollama for any name
     assert backend_prefix("qwen3:8b") == backend_prefix("ollama:deepseek:7b") == "ollama"
     assert backend_prefix("scripted:seed=2") == "scripted"
+
+
+def test_ollama_and_openai_need_no_langchain_package(monkeypatch):
+    monkeypatch.setitem(sys.modules, "langchain.chat_models.base", None)  # import fails
+    assert backend_prefix("qwen3:8b") == "ollama" and backend_prefix("openai:x") == "openai"
 
 
 def test_scripted_is_an_entry_point_plugin_not_a_built_in():
@@ -166,8 +172,13 @@ def test_cli_names_a_missing_integration_package(tmp_path):
     assert proc.returncode == 2 and "pip install langchain-openai" in _error_line(proc.stderr)
     assert not out.exists()
     # a LangChain provider whose integration is really not installed here
-    proc = _cli("run", CINDERELLA, "--model", "anthropic:claude-x", "-o", out, env={})
-    assert proc.returncode == 2 and "pip install langchain-anthropic" in _error_line(proc.stderr)
+    provider, package = next((p, pkg) for p, pkg in (("anthropic", "langchain_anthropic"),
+                                                     ("groq", "langchain_groq"),
+                                                     ("mistralai", "langchain_mistralai"))
+                             if importlib.util.find_spec(pkg) is None)
+    proc = _cli("run", CINDERELLA, "--model", f"{provider}:some-model", "-o", out, env={})
+    assert proc.returncode == 2
+    assert f"pip install {package.replace('_', '-')}" in _error_line(proc.stderr)
     assert not out.exists()
 
 
