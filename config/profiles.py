@@ -7,6 +7,7 @@ context window with room for the answer. CLI flags and config files override the
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 from dataclasses import dataclass
 
@@ -26,6 +27,9 @@ class ModelProfile:
     summary_count_threshold: int
     combine_rewrite_and_summary: bool
     """One call for rewrite, summary and slug: fewer calls for models that handle it."""
+    embeddings: str = "auto"
+    """The boundary signal's provider: `auto` is `local` (MiniLM) when its extra is
+    installed, else `lexical` (term vectors, no model)."""
 
 
 # Large local models: generous windows, chunks of a few paragraphs.
@@ -65,7 +69,8 @@ PROFILES: dict[str, ModelProfile] = {
     "gemma4:latest": _MEDIUM,
     "llama3.1:8b": _MEDIUM,
     "local": _TINY,
-    "scripted": _MEDIUM,
+    # the test model: the medium sizes, and the model-free signal so that tests stay fast
+    "scripted": dataclasses.replace(_MEDIUM, embeddings="lexical"),
 }
 
 CONSERVATIVE = ModelProfile(

@@ -38,15 +38,26 @@ def detection_copy(text: str) -> str:
     return _single_newlines_to_spaces(line_copy(text))
 
 
+# A line that ends with terminal punctuation ends its sentence: the newline is kept so
+# that pysbd splits there (one-sentence-a-line corpora such as Choi's, where "1 ." or
+# "Sen." would otherwise glue sentences together); other single newlines are wraps.
+_ENDS_SENTENCE = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*[ \t]*$")
+
+
 def _single_newlines_to_spaces(text: str) -> str:
     out = []
     last = 0
     for m in _PARA_BREAK.finditer(text):
-        out.append(text[last:m.start()].replace("\n", " "))
+        out.append(_unwrap(text[last:m.start()]))
         out.append(m.group(0))
         last = m.end()
-    out.append(text[last:].replace("\n", " "))
+    out.append(_unwrap(text[last:]))
     return "".join(out)
+
+
+def _unwrap(text: str) -> str:
+    lines = text.split("\n")
+    return "".join(line + ("\n" if _ENDS_SENTENCE.search(line) else " ") for line in lines[:-1]) + lines[-1]
 
 
 def _blocks(copy: str):

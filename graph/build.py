@@ -1,6 +1,6 @@
 """The chunker graph: one function builds it, with or without persistence.
 
-    load_document -> expand_window -> check_completeness -> validate_boundary
+    load_document -> embed_document -> expand_window -> check_completeness -> validate_boundary
       -> [match] rewrite_chunk -> summarize_chunk -> check_aggregation
       -> [sweep] group_summaries -> validate_groups -> synthesize_block ... -> check_aggregation
       -> [more text] expand_window | [done] finalize_tree -> ... -> write_outputs
@@ -21,6 +21,7 @@ from chunker.graph import routes
 from chunker.llm.errors import is_transient
 from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
+from chunker.nodes.embed import embed_document
 from chunker.nodes.completeness import check_completeness, retry_boundary
 from chunker.nodes.finalize import finalize_tree
 from chunker.nodes.grouping import group_summaries
@@ -51,7 +52,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
         "validate_groups": validate_groups, "fallback_grouping": fallback_grouping,
         "finalize_tree": finalize_tree, "write_outputs": write_outputs,
     }
-    llm = {
+    llm = {  # and other calls to a model server (embeddings): retried on transient errors
+        "embed_document": embed_document,
         "check_completeness": check_completeness, "retry_boundary": retry_boundary,
         "rewrite_chunk": rewrite_chunk, "summarize_chunk": summarize_chunk,
         "group_summaries": group_summaries, "synthesize_block": synthesize_block,
@@ -62,7 +64,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
         g.add_node(node_name, fn, retry_policy=retry)
 
     g.add_edge(START, "load_document")
-    g.add_edge("load_document", "expand_window")
+    g.add_edge("load_document", "embed_document")
+    g.add_edge("embed_document", "expand_window")
     g.add_conditional_edges("expand_window", routes.after_expand, ["force_split", "check_completeness"])
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")

@@ -12,6 +12,13 @@ class Completeness(BaseModel):
     boundary_phrase: str | None = Field(default=None, max_length=300)
 
 
+class CandidateBoundary(BaseModel):
+    """Whether the window ends a thought, and which numbered cut starts the next topic."""
+
+    complete: bool
+    boundary: int | None = Field(default=None, ge=1, le=9)
+
+
 class Rewrite(BaseModel):
     """A self-sufficient rewrite of one chunk."""
 
@@ -50,6 +57,8 @@ class Block(BaseModel):
 SCHEMAS = {
     "completeness": Completeness,
     "boundary_retry": Completeness,
+    "completeness_candidates": CandidateBoundary,
+    "boundary_retry_candidates": CandidateBoundary,
     "rewrite": Rewrite,
     "rewrite_summarize": RewriteWithSummary,
     "summarize": Summary,

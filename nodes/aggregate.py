@@ -12,6 +12,7 @@ import math
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
+from chunker.embeddings import split_at_dips
 from chunker.nodes.common import settings
 from chunker.state.schema import ChunkerState
 
@@ -36,8 +37,8 @@ def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
 
 def fresh_grouping() -> dict:
     """Grouping bookkeeping reset for a new sweep."""
-    return {"proposed": None, "group_nudge": "", "hard_failures": 0, "soft_reprompted": False,
-            "group_status": None}
+    return {"proposed": None, "group_dips": None, "group_nudge": "", "hard_failures": 0,
+            "soft_reprompted": False, "group_status": None}
 
 
 def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> str | None:
@@ -85,11 +86,18 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
 
 
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """After two hard failures: even-sized groups of consecutive items."""
+    """After two hard failures: consecutive groups cut at the deepest dips between the
+    summaries (even-sized groups when there is no signal)."""
     cfg = settings(runtime)
     level = state["agg_level"]
     ids = [item[0] for item in state["pending"][level]]
-    update = _accept(state, even_groups(ids, cfg.max_group_size, cfg.min_group_size), level)
+    dips = state.get("group_dips") or []
+    if len(dips) == len(ids) - 1:
+        groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, cfg.min_group_size,
+                                                              cfg.max_group_size)]
+    else:
+        groups = even_groups(ids, cfg.max_group_size, cfg.min_group_size)
+    update = _accept(state, groups, level)
     update["stats"] = {"group.fallback": 1}
     return update
 

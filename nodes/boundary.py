@@ -12,7 +12,8 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens, prefix_within
-from chunker.nodes.common import settings, units_of
+from chunker.nodes.candidates import deepest_in_window, offered
+from chunker.nodes.common import run_store, settings, units_of
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")
@@ -50,6 +51,17 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
         if window_end >= n:
             return accept(n, "end")
         return {"boundary_status": "expand", "stats": {"boundary.incomplete": 1}}
+    if cfg.boundary_mode == "candidates":
+        number = state.get("boundary_number")
+        if complete is True and window_end >= n and number is None:
+            return accept(n, "end")
+        if complete is True and number is not None:
+            rs = run_store(state, runtime)
+            cut = next((c for c in offered(state, rs, cfg) if c.number == number), None)
+            if cut is not None and count_tokens(text[cursor:cut.offset]) <= cfg.max_chunk_tokens:
+                return accept(cut.offset, "retry_match" if retried else "match")
+        # no answer, or a number that was not offered
+        return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
     phrase = (phrase or "").strip()
     if complete is True and window_end >= n and not phrase:
         return accept(n, "end")  # the window holds the rest of the document
@@ -63,26 +75,33 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
 
 
 def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """Second miss: end at the last sentence boundary in the window."""
+    """Second miss: end at the deepest candidate gap in the window (candidates mode), else
+    at the last sentence boundary in the window."""
+    cfg = settings(runtime)
     units = units_of(state, runtime)
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
-    end = (units.last_sentence_end(min_end - 1, window_end)
-           or units.last_sentence_end(cursor, window_end)
-           or window_end)
+    cut = (deepest_in_window(state, run_store(state, runtime), cfg)
+           if cfg.boundary_mode == "candidates" else None)
+    end = (cut.offset if cut is not None else None) or (
+        units.last_sentence_end(min_end - 1, window_end)
+        or units.last_sentence_end(cursor, window_end)
+        or window_end)
     return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": "fallback",
             "forced": False, "stats": {"boundary.fallback": 1}}
 
 
 def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """Safety valve: split at the last sentence boundary under the token cap; with no
+    """Safety valve: split at the deepest gap of the signal past the minimum and under the
+    token cap (candidates mode), else at the last sentence boundary under the cap; with no
     sentence boundary, at the last word boundary; with no word boundary, at the cap."""
     cfg = settings(runtime)
     units = units_of(state, runtime)
     text = units.text
     cursor, window_end = state["cursor"], state["window_end"]
     cap = cursor + prefix_within(text[cursor:window_end], cfg.max_chunk_tokens)
-    end = units.last_sentence_end(cursor, cap)
-    how = "sentence"
+    cut = (deepest_in_window({**state, "window_end": cap}, run_store(state, runtime), cfg)
+           if cfg.boundary_mode == "candidates" else None)
+    end, how = (cut.offset, "deepest") if cut is not None else (units.last_sentence_end(cursor, cap), "sentence")
     if end is None:
         words = units.word_ends(cursor, cap)
         end, how = (words[-1], "word") if words else (cap, "character")

@@ -10,10 +10,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
-from chunker.document.tokens import count_tokens
-from chunker.grounding import document_overview
 from chunker.nodes.aggregate import fresh_grouping
-from chunker.nodes.common import run_store, settings
 from chunker.state.schema import ChunkerState
 
 
@@ -25,7 +22,6 @@ def finalize_tree(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         if not items:
             continue
         if level == top and len(items) == 1:
-            overview(state, runtime, items[0][0])
             return {"finalizing": True, "pending": pending, "root_id": items[0][0],
                     "agg_level": None}
         if len(items) == 1:
@@ -34,18 +30,3 @@ def finalize_tree(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
             continue
         return {"finalizing": True, "pending": pending, "agg_level": level, **fresh_grouping()}
     raise AssertionError("finalize_tree found nothing pending")  # unreachable: top has items
-
-
-def overview(state: ChunkerState, runtime: Runtime[ChunkerSettings], root_id: str) -> None:
-    """The root's summary is the document's overview. When the model's was rejected, the
-    extractive stand-in is drawn from all of the root's children (start, middle and end of
-    the document), not from its first passage. Idempotent: a re-run writes the same."""
-    rs = run_store(state, runtime)
-    root = rs.get_node(root_id)
-    if root.level == 0 or root.summary_kept:
-        return
-    children = [rs.get_node(c).summary for c in root.children]
-    cfg = settings(runtime)
-    summary = document_overview(children, max_chars=cfg.summary_max_chars, policy=cfg.grounding())
-    if summary:
-        rs.put_node(root.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary)}))

@@ -1,17 +1,21 @@
 """group_summaries: the LLM proposes contiguous, coherent groups of pending items.
 
 The prompt lists only the short summaries, so it stays small however long the
-document is. With fewer than two minimum-size groups' worth of items, exactly one
+document is. Where the embedding signal is on, the deepest similarity dips between
+consecutive summaries are offered as suggested breaks (and kept for the fallback). With fewer than two minimum-size groups' worth of items, exactly one
 grouping is valid (all of them together), and no LLM call is made.
 """
 
 from __future__ import annotations
+
+import math
 
 from langgraph.runtime import Runtime
 
 from chunker import prompts
 from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
+from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import clean_line, run_store, settings
 from chunker.state.schema import ChunkerState
@@ -25,12 +29,30 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     if n < 2 * cfg.min_group_size:
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
     rs = run_store(state, runtime)
-    lines = [f"[{i}] {clean_line(rs.get_node(nid).summary)}" for i, (nid, _) in enumerate(items)]
+    summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
+    lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
+    dips = state.get("group_dips")
+    if dips is None:
+        embeddings = get_embeddings(cfg.embeddings) if cfg.embeddings else None
+        dips = summary_dips(summaries, embeddings) if embeddings is not None else []
     user = prompts.render("group", items="\n".join(lines), count=n,
                           min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
+                          hints=break_hints(dips, n, cfg.max_group_size),
                           nudge=state.get("group_nudge", ""))
     background = block_background(rs, cfg, level, state.get("latest") or [])
     result = call_llm(cfg, node="group_summaries", task="group", user=user, background=background,
                       writer=runtime.stream_writer, memo=rs)
     groups = result.parsed.groups if result.parsed else None
-    return {"proposed": groups, "stats": result.stats}
+    return {"proposed": groups, "group_dips": dips, "stats": result.stats}
+
+
+def break_hints(dips: list[float], n: int, max_group_size: int) -> str:
+    """The deepest dips between consecutive summaries, as suggested places to break."""
+    wanted = max(1, math.ceil(n / max_group_size)) - 1 if n > max_group_size else 1
+    best = sorted(sorted(range(len(dips)), key=lambda i: (-dips[i], i))[:wanted])
+    best = [i for i in best if dips[i] > 0]
+    if not best:
+        return ""
+    return ("\nConsecutive summaries differ most after item"
+            f"{'s' if len(best) > 1 else ''} {', '.join(str(i) for i in best)}: good places to "
+            "start a new group.")

@@ -10,7 +10,10 @@ from langgraph.runtime import Runtime
 
 from chunker import __version__
 from chunker.config.settings import ChunkerSettings
+from chunker.document.tokens import count_tokens
+from chunker.grounding import document_overview
 from chunker.nodes.common import run_store, settings
+from chunker.state.store import RunStore
 from chunker.output.assemble import assemble
 from chunker.output.hierarchy import RunMeta
 from chunker.output.writer import foreign_stems, write_tree
@@ -34,10 +37,25 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats=dict(sorted((state.get("stats") or {}).items())),
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
-    hierarchy = assemble(run_store(state, runtime), state["leaf_count"], state["block_counts"],
+    rs = run_store(state, runtime)
+    overview(rs, cfg, state["root_id"])
+    hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                          state["root_id"], meta, cfg.slug_max_length,
                          taken=foreign_stems(cfg.run_dir) if cfg.run_dir else None)
     if cfg.run_dir:
         title = Path(source).stem if source else "Document"
         write_tree(cfg.run_dir, hierarchy, title)
     return {"tree": hierarchy.model_dump(mode="json") if cfg.return_tree else None}
+
+
+def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:
+    """The root's summary is the document's overview. When the model's was rejected, the
+    extractive stand-in is drawn from all of the root's children (start, middle and end of
+    the document), not from its first passage. Idempotent: a re-run writes the same."""
+    root = rs.get_node(root_id)
+    if root.level == 0 or root.summary_kept:
+        return
+    children = [rs.get_node(c).summary for c in root.children]
+    summary = document_overview(children, max_chars=cfg.summary_max_chars, policy=cfg.grounding())
+    if summary:
+        rs.put_node(root.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary)}))

@@ -56,6 +56,9 @@ class ChunkerState(TypedDict, total=False):
     expansions: int
     complete: bool | None
     phrase: str | None
+    """The model's boundary phrase (phrase mode)."""
+    boundary_number: int | None
+    """The model's answered cut number (candidates mode)."""
     boundary_attempt: int
     boundary_status: str | None
     """match | accept | expand | miss, set by validate_boundary for routing."""
@@ -69,6 +72,9 @@ class ChunkerState(TypedDict, total=False):
     block_counts: list[int]
     agg_level: int | None
     proposed: list[list[int]] | None
+    group_dips: list[float] | None
+    """Similarity dips between the level's consecutive summaries (at most
+    summary_count_threshold values): hints for the LLM, cuts for the fallback."""
     group_nudge: str
     hard_failures: int
     soft_reprompted: bool

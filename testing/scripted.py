@@ -144,6 +144,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
             return '{"complete": tru'
         handler = {
             "Completeness": self._completeness,
+            "CandidateBoundary": self._candidate,
             "Rewrite": self._rewrite,
             "RewriteWithSummary": self._rewrite_summary,
             "Summary": self._summary,
@@ -180,6 +181,21 @@ class ScriptedChatModel(JsonSchemaChatModel):
         elif self._roll("paraphrase_retry" if retry else "paraphrase", prompt):
             phrase = "Indeed, " + phrase.lower()
         return {"complete": True, "boundary_phrase": phrase}
+
+    def _candidate(self, prompt: str, user: str) -> dict:
+        """Candidates mode: the first number offered, so that scripted runs measure the
+        candidate machinery alone. `absent` answers a number that was not offered."""
+        window, lookahead = _tag(user, "window"), _tag(user, "lookahead")
+        if len(window) < self.complete_after_chars and lookahead.strip():
+            return {"complete": False, "boundary": None}
+        if self._roll("incomplete", prompt):
+            return {"complete": False, "boundary": None}
+        offered = [int(n) for n in re.findall(r"\[(\d)\] ", window + "\n" + lookahead)]
+        if not offered:
+            return {"complete": True, "boundary": None}
+        if self._roll("absent", prompt):
+            return {"complete": True, "boundary": 9 if 9 not in offered else min(offered) + 10 % 9}
+        return {"complete": True, "boundary": min(offered)}
 
     def _rewrite(self, prompt: str, user: str) -> dict:
         if self.rewrite is not None:

@@ -111,11 +111,12 @@ def test_cr_only_line_endings_break_into_paragraphs_and_sentences():
     """Defect 8: CR-only files were one long line: every leaf was force-split."""
     emma = (SHARED / "emma" / "emma.md").read_text()[2_000:22_000]
     mac = emma.replace("\r\n", "\n").replace("\n", "\r")
-    out, _ = run_text(mac, model="scripted", min_chunk_tokens=150, max_chunk_tokens=500)
+    out, _ = run_text(mac, model="scripted", min_chunk_tokens=150, max_chunk_tokens=500,
+                      boundary_mode="phrase")
     assert_lossless(out["tree"], mac)
     assert out["stats"].get("forced_splits", 0) == 0
     para, _ = run_text(mac, model="scripted", min_chunk_tokens=150, max_chunk_tokens=500,
-                       split_unit="paragraph")
+                       split_unit="paragraph", boundary_mode="phrase")
     ends = [leaf["span"][1] for leaf in leaves(para["tree"])][:-1]
     assert ends and all(mac[:e].rstrip(" ").endswith("\r\r") for e in ends)
 

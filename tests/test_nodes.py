@@ -19,7 +19,7 @@ TEXT = ("The first sentence is here. The second one follows it. A third closes t
 @pytest.fixture
 def rt():
     ctx = ChunkerSettings(model=scripted(), min_chunk_tokens=8, max_chunk_tokens=40,
-                         lookahead_units=1, max_expansion_attempts=2)
+                         lookahead_units=1, max_expansion_attempts=2, boundary_mode="phrase")
     return runtime(ctx, InMemoryStore())
 
 
@@ -107,7 +107,8 @@ def test_force_split_respects_the_cap(loaded):
     from chunker.document.tokens import count_tokens
 
     store = InMemoryStore()
-    rt = runtime(ChunkerSettings(model=scripted(), min_chunk_tokens=4, max_chunk_tokens=14), store)
+    rt = runtime(ChunkerSettings(model=scripted(), min_chunk_tokens=4, max_chunk_tokens=14,
+                                 boundary_mode="phrase"), store)
     s = {**load_document({"text": TEXT}, rt), "window_end": len(TEXT)}
     out = force_split(s, rt)
     assert out["forced"] and TEXT[:out["chunk_end"]] == "The first sentence is here. The second one follows it. "

@@ -28,8 +28,10 @@ def test_prompts_have_their_placeholders():
     expected = {
         "system": {"background"}, "completeness": {"window", "lookahead"},
         "boundary_retry": {"window", "lookahead", "bad_phrase"}, "rewrite": {"chunk"},
-        "summarize": {"chunk"}, "group": {"items", "count", "min_group_size", "max_group_size", "nudge"},
+        "summarize": {"chunk"}, "group": {"items", "count", "min_group_size", "max_group_size", "hints", "nudge"},
         "synthesize": {"children"}, "repair": {"error"},
+        "completeness_candidates": {"window", "lookahead", "numbers"},
+        "boundary_retry_candidates": {"window", "lookahead", "numbers", "bad_answer"},
     }
     for name, keys in expected.items():
         assert prompts.placeholders(name) == keys, name
