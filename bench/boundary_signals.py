@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
 import time
 from pathlib import Path
@@ -89,6 +90,7 @@ def run_provider(spec: str, docs: list[GoldDoc]) -> dict:
 
     return {
         "provider": spec, "signal": f"{signal.method}, window {signal.window}",
+        "load_average": os.getloadavg(), "cpus": os.cpu_count(),
         "load_s": load_s, "embed_s": embed_s, "source_mb": mb, "sentences": sentences,
         "s_per_mb": embed_s / mb, "sentences_per_s": sentences / embed_s if embed_s else None,
         "store_vector_bytes_per_sentence": vec_bytes / sentences,
@@ -129,6 +131,12 @@ def report(results: list[dict], corpus: Path) -> str:
         lines.append(f"| `{r['provider']}` | {r['load_s']:.1f} | {r['embed_s']:.1f} | "
                      f"{r['s_per_mb']:.1f} | {sps} | {r['store_vector_bytes_per_sentence']:.0f} | "
                      f"{r['store_depth_bytes_per_sentence']:.1f} |")
+    loads = [f"`{r['provider']}` {', '.join(f'{x:.1f}' for x in r['load_average'])}"
+             for r in results if r.get("load_average")]
+    if loads:
+        lines += ["", f"Load average (1, 5, 15 min) when each provider finished, on "
+                  f"{results[0].get('cpus')} CPUs: " + "; ".join(loads) + ". Timings are wall "
+                  "clock on a shared machine."]
     return "\n".join(lines) + "\n"
 
 
@@ -137,7 +145,13 @@ def main() -> None:
     parser.add_argument("--providers", nargs="+", default=["local", "lexical"])
     parser.add_argument("--corpus", type=Path, default=CORPUS)
     parser.add_argument("--out", type=Path, default=OUT)
+    parser.add_argument("--render", action="store_true",
+                        help="only rewrite report.md from the results.json already in --out")
     args = parser.parse_args()
+    if args.render:
+        results = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
+        (args.out / "report.md").write_text(report(results, args.corpus), encoding="utf-8")
+        return
     docs = load_gold([args.corpus])
     results = []
     for spec in args.providers:
