@@ -187,6 +187,9 @@ def navigation(
                                      "('none' to skip it)."),
     budget: int | None = typer.Option(None, "--budget", help="Navigator token budget."),
     max_leaves: int | None = typer.Option(None, "--max-leaves", help="Navigator leaf cap."),
+    child_scoring: str = typer.Option("node", "--child-scoring", help="node (a child's own text) "
+                                      "or subtree (the best node below it)."),
+    backtrack: str = typer.Option("best_first", "--backtrack", help="best_first or depth_first."),
     method: list[str] | None = typer.Option(None, "--method", help="Only methods whose name starts "
                                             "with this (repeat): navigator-embeddings, navigator-llm, "
                                             "flat-leaves, bm25-leaves, flat-fixed200, flat-fixed400."),
@@ -206,7 +209,8 @@ def navigation(
         defaults = NavigatorSettings()
         settings = NavigatorSettings(embeddings=embeddings,
                                      budget_tokens=budget or defaults.budget_tokens,
-                                     max_leaves=max_leaves or defaults.max_leaves)
+                                     max_leaves=max_leaves or defaults.max_leaves,
+                                     child_scoring=child_scoring, backtrack=backtrack)
         result = evaluate_navigation(
             run, qs, embeddings=embeddings, model=None if model in (None, "none") else model,
             settings=settings, methods=method,
