@@ -1,6 +1,7 @@
 """Overhead and tree-shape benchmark with the scripted (instant) model.
 
-    python bench/overhead.py [DOC ...]      (default: Emma, its first 10 %, manifesto 61620_201211)
+    python bench/overhead.py [--embeddings P] [DOC ...]
+                             (default: Emma, its first 10 %, manifesto 61620_201211; lexical)
 
 For each document, in a fresh subprocess (so peak RSS is its own), it runs the full
 CLI pipeline into a temporary OUT and prints: wall time, graph steps, ms per leaf,
@@ -59,7 +60,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
     kinds = {k[6:]: round(v / leaves, 3) for k, v in sorted(stats.items())
              if k.startswith("calls.")}
     return {
-        "doc": doc.name, "fraction": fraction, "source_bytes": source_bytes,
+        "doc": doc.name, "fraction": fraction, "embeddings": ctx.embeddings, "source_bytes": source_bytes,
         "source_tokens": count_tokens(text), "wall_s": round(wall, 2), "graph_steps": steps,
         "leaves": leaves, "ms_per_leaf": round(1000 * wall / leaves, 2),
         "checkpoint_bytes": ck_bytes, "store_bytes": st_bytes, "calls_log_bytes": calls_bytes,
@@ -79,17 +80,23 @@ def main() -> None:
         print(json.dumps(measure(doc, fraction, model, extra)))
         return
     model = "scripted"
+    args = sys.argv[1:]
+    extra = {}
+    if args[:1] == ["--embeddings"]:
+        extra["embeddings"], args = args[1], args[2:]
     cases = [(CORPUS / "emma" / "emma.md", 0.1), (CORPUS / "emma" / "emma.md", 1.0),
              (CORPUS / "manifesto" / "61620_201211.txt", 1.0)]
-    if len(sys.argv) > 1:
-        cases = [(Path(a), 1.0) for a in sys.argv[1:]]
+    if args:
+        cases = [(Path(a), 1.0) for a in args]
     results = []
     for doc, fraction in cases:
-        out = subprocess.run([sys.executable, __file__, "--one", str(doc), str(fraction), model, "{}"],
+        out = subprocess.run([sys.executable, __file__, "--one", str(doc), str(fraction), model,
+                              json.dumps(extra)],
                              capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
         results.append(r)
-        print(f"\n== {r['doc']} x{fraction}: {r['source_bytes']:,} bytes, {r['source_tokens']:,} tokens")
+        print(f"\n== {r['doc']} x{fraction}: {r['source_bytes']:,} bytes, {r['source_tokens']:,} tokens, "
+              f"embeddings {r['embeddings']}")
         for key in ("wall_s", "graph_steps", "leaves", "ms_per_leaf", "checkpoint_bytes", "store_bytes",
                     "calls_log_bytes", "ckpt_store_bytes_per_source_byte", "ckpt_store_bytes_per_leaf",
                     "peak_rss_mb", "levels", "nodes_per_level", "llm_calls_per_leaf",
@@ -99,7 +106,8 @@ def main() -> None:
         a, b = results[0]["ckpt_store_bytes_per_leaf"], results[1]["ckpt_store_bytes_per_leaf"]
         print(f"\nbytes per leaf, 10 % vs 100 %: {a} vs {b} ({100 * (b - a) / a:+.1f} %)")
     Path(ROOT / "bench" / "results").mkdir(parents=True, exist_ok=True)
-    (ROOT / "bench" / "results" / "overhead.json").write_text(json.dumps(results, indent=1) + "\n")
+    name = f"overhead-{extra['embeddings']}.json" if extra.get("embeddings") else "overhead.json"
+    (ROOT / "bench" / "results" / name).write_text(json.dumps(results, indent=1) + "\n")
 
 
 if __name__ == "__main__":

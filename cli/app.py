@@ -27,6 +27,7 @@ from chunker.cli.rundir import RunDir, RunDirError
 from chunker.cli.runner import check_source, execute, new_meta, settings_from_meta
 from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
+from chunker.embeddings import preflight_embeddings
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.registry import preflight
 
@@ -109,6 +110,14 @@ def run(
     max_chunk_tokens: Optional[int] = typer.Option(None, help="Force a split at this size."),
     max_expansion_attempts: Optional[int] = typer.Option(None, help="Force a split after this many expansions."),
     split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word."),
+    embeddings: Optional[str] = typer.Option(
+        None, "--embeddings", help="Boundary signal: local (MiniLM in-process), lexical (no model), "
+                                   "ollama:NAME (e.g. ollama:all-minilm), or none. Default: local "
+                                   "when installed, else lexical."),
+    boundary_mode: Optional[str] = typer.Option(
+        None, "--boundary-mode", help="candidates (the signal offers numbered cuts, the LLM picks "
+                                      "one; default) or phrase (the LLM copies the next topic's "
+                                      "first words)."),
     expand_step: Optional[int] = typer.Option(None, help="Units added per expansion."),
     background_budget_tokens: Optional[int] = typer.Option(None, help="Hard cap on injected context."),
     summary_aggregation_threshold: Optional[int] = typer.Option(None, help="Aggregate a level at this many summary tokens."),
@@ -128,6 +137,7 @@ def run(
     started = time.perf_counter()
     flags = dict(min_chunk_tokens=min_chunk_tokens, max_chunk_tokens=max_chunk_tokens,
                  max_expansion_attempts=max_expansion_attempts, split_unit=split_unit,
+                 embeddings=embeddings, boundary_mode=boundary_mode,
                  expand_step=expand_step, background_budget_tokens=background_budget_tokens,
                  summary_aggregation_threshold=summary_aggregation_threshold,
                  summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
@@ -139,6 +149,7 @@ def run(
         ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings).resolve()
         text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
         preflight(ctx)
+        preflight_embeddings(ctx.embeddings)
         run_dir.prepare_new(force)
         run_dir.acquire_lock()
     except (BadInput, ValueError, TypeError) as exc:
@@ -178,6 +189,7 @@ def resume(
             return
         check_source(run_dir, meta, source, ctx)
         preflight(ctx)
+        preflight_embeddings(ctx.embeddings)
         run_dir.acquire_lock()
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)

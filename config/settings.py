@@ -135,6 +135,13 @@ class ChunkerSettings:
     return_tree: bool | None = None
     """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
 
+    def __post_init__(self) -> None:
+        # JSON and YAML give lists; settings must stay hashable (resolve() is cached)
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if isinstance(value, list):
+                object.__setattr__(self, f.name, tuple(value))
+
     def grounding(self) -> GroundingPolicy:
         """The grounding check's thresholds, as set here."""
         return GroundingPolicy(**{f.name: getattr(self, f.name)
