@@ -34,6 +34,16 @@ def register_embeddings_instance(spec: str, embeddings: Embeddings) -> None:
 
 
 def embeddings_prefix(spec: str) -> str:
+    """The provider prefix of `spec`, memoised (listing entry points is slow)."""
+    if spec not in _PREFIXES:
+        _PREFIXES[spec] = _embeddings_prefix(spec)
+    return _PREFIXES[spec]
+
+
+_PREFIXES: dict[str, str] = {}
+
+
+def _embeddings_prefix(spec: str) -> str:
     head = spec.split(":", 1)[0]
     if head == NONE or head in _BACKENDS or head in _plugin_names():
         return head

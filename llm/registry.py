@@ -56,7 +56,18 @@ def register_instance(spec: str, model: BaseChatModel) -> None:
 
 
 def backend_prefix(spec: str) -> str:
-    """The backend that serves `spec`: a built-in prefix, a plugin, LangChain or Ollama."""
+    """The backend that serves `spec`: a built-in prefix, a plugin, LangChain or Ollama.
+    Memoised per spec: listing entry points takes tens of milliseconds and every LLM call
+    asks."""
+    if spec not in _PREFIXES:
+        _PREFIXES[spec] = _backend_prefix(spec)
+    return _PREFIXES[spec]
+
+
+_PREFIXES: dict[str, str] = {}
+
+
+def _backend_prefix(spec: str) -> str:
     head = spec.split(":", 1)[0]
     if head in _BACKENDS or head in _plugin_names():
         return head

@@ -51,6 +51,7 @@ def test_prefixes_route_to_their_backends():
 
 def test_ollama_and_openai_need_no_langchain_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "langchain.chat_models.base", None)  # import fails
+    monkeypatch.setattr(registry, "_PREFIXES", {})  # decide afresh, not from the memo
     assert backend_prefix("qwen3:8b") == "ollama" and backend_prefix("openai:x") == "openai"
 
 
