@@ -13,8 +13,11 @@ document order (a stable sort).
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass
+
+import numpy
 
 from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
 from sumy.summarizers.lex_rank import LexRankSummarizer
@@ -100,10 +103,17 @@ def rank(items: list[str]) -> list[_Ranked]:
         order.extend(infos)
         return infos
 
-    _LEXRANK(document, keep_all)
-    rating = {info.order: float(info.rating) for info in order}  # order: index in `items`
+    # LexRank's power iteration divides by a zero norm when no two sentences share a word:
+    # the ratings are then NaN, which rank as 0 (the document order decides)
+    with numpy.errstate(invalid="ignore", divide="ignore"):
+        _LEXRANK(document, keep_all)
+    rating = {info.order: _finite(float(info.rating)) for info in order}  # order: index in `items`
     ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s)) for i, s in enumerate(items)]
     return sorted(ranked, key=lambda r: (not r.clean, -r.rating, r.index))
+
+
+def _finite(value: float) -> float:
+    return value if math.isfinite(value) else 0.0
 
 
 def _redundant(candidate: str, picked: list[str]) -> bool:
