@@ -19,6 +19,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 CANNED = {
     "Completeness": {"complete": True, "boundary_phrase": None},
+    "CandidateBoundary": {"complete": True, "boundary": 1},
     "Rewrite": {"rewritten": "A canned self-sufficient context from the Ollama stub."},
     "RewriteWithSummary": {"rewritten": "A canned self-sufficient context from the Ollama stub.",
                            "summary": "A canned summary from the Ollama stub.", "slug": "stub-summary"},

@@ -238,7 +238,8 @@ def test_segmentation_scores_match_a_hand_computed_case(tmp_path, min_tokens, ma
                                                         precision, recall):
     doc = _hand_gold(tmp_path / "hand.ref")
     _eval("segmentation", doc, "--model", "scripted", "-b", "fixed-tokens", "--out", tmp_path / "rep",
-          "-q", "--set", f"min_chunk_tokens={min_tokens}", "--set", "max_chunk_tokens=400")
+          "-q", "--set", f"min_chunk_tokens={min_tokens}", "--set", "max_chunk_tokens=400",
+          "--set", "boundary_mode=phrase")  # the cut follows min_chunk_tokens alone
     record = json.loads((tmp_path / "rep" / "segmentation.json").read_text())["documents"][0]
     assert record["units"] == 12 and record["k"] == 2
     assert record["methods"]["gold"]["masses"] == [4, 4, 4]

@@ -1,4 +1,5 @@
-"""Every path through phase 1, on a real document, with the scripted model."""
+"""Every path through phase 1 in phrase mode (the LLM copies the next topic's first words),
+on a real document, with the scripted model. Candidates mode has tests of its own."""
 
 import logging
 import re
@@ -6,14 +7,16 @@ import re
 from chunker.document.units import sentence_ends
 from conftest import SHARED, assert_lossless, leaves, run_text, scripted
 
-SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, background_budget_tokens=200)
+PHRASE = dict(boundary_mode="phrase")
+SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, background_budget_tokens=200, **PHRASE)
 
 
 def test_complete_at_first_check(cinderella):
     out, _ = run_text(cinderella, scripted(), **SMALL)
     s = out["stats"]
     assert s["calls.completeness"] == s["leaves"] == len(leaves(out["tree"]))
-    assert s.get("boundary.match", 0) + s.get("boundary.window", 0) == s["leaves"]
+    assert s.get("boundary.end") == 1  # the last leaf ends with the document
+    assert s.get("boundary.match", 0) + s.get("boundary.window", 0) + 1 == s["leaves"]
     assert "calls.boundary_retry" not in s and "forced_splits" not in s
     assert_lossless(out["tree"], cinderella)
 
@@ -55,7 +58,8 @@ def test_absent_phrase_falls_back(cinderella):
 def test_forced_split_by_tokens(cinderella, caplog):
     with caplog.at_level(logging.WARNING, logger="chunker"):
         out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
-                          max_chunk_tokens=200, max_expansion_attempts=1000, background_budget_tokens=100)
+                          max_chunk_tokens=200, max_expansion_attempts=1000, background_budget_tokens=100,
+                          **PHRASE)
     s = out["stats"]
     assert s["forced_splits"] >= len(cinderella) // 1200
     forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
@@ -66,7 +70,8 @@ def test_forced_split_by_tokens(cinderella, caplog):
 
 def test_forced_split_by_attempts(cinderella):
     out, _ = run_text(cinderella, scripted(faults={"incomplete": 1.0}), min_chunk_tokens=100,
-                      max_chunk_tokens=5000, max_expansion_attempts=2, background_budget_tokens=100)
+                      max_chunk_tokens=5000, max_expansion_attempts=2, background_budget_tokens=100,
+                      model_window=32768, **PHRASE)  # a window that can hold a 5000-token predecessor
     s = out["stats"]
     forced = [l for l in leaves(out["tree"]) if l["forced_split"]]
     assert s["forced_splits"] == len(forced) >= 3
@@ -79,7 +84,7 @@ def test_forced_split_by_attempts(cinderella):
 
 def test_one_huge_sentence_splits_at_words():
     text = ("alpha beta gamma delta " * 600).strip()
-    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=150)
+    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=150, **PHRASE)
     ls = leaves(out["tree"])
     assert len(ls) > 10 and all(l["forced_split"] for l in ls[:-1])
     assert all(l["original"].endswith(" ") for l in ls[:-1])  # cut at word boundaries
@@ -88,7 +93,7 @@ def test_one_huge_sentence_splits_at_words():
 
 def test_one_giant_word_splits_under_the_cap():
     text = "x" * 50_000
-    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=300)
+    out, _ = run_text(text, scripted(), min_chunk_tokens=50, max_chunk_tokens=300, **PHRASE)
     assert all(l["token_count"] <= 300 for l in leaves(out["tree"]))
     assert_lossless(out["tree"], text)
 
