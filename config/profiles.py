@@ -98,6 +98,6 @@ def profile_for(model: str, *, warn: bool = True) -> ModelProfile:
         return PROFILES[name]
     if ":" not in name and f"{name}:latest" in PROFILES:
         return PROFILES[f"{name}:latest"]
-    if warn:
-        log.warning("no profile for model %r: using conservative defaults", model)
+    if warn:  # info, not a warning: an error line about the model must stay one line
+        log.info("no profile for model %r: using conservative defaults", model)
     return CONSERVATIVE
