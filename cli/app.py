@@ -17,16 +17,20 @@ from typing import Optional
 import typer
 import yaml
 from rich.console import Console
+from rich.markup import escape
 
 from chunker.cli.ask_cmd import ask_command
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
+from chunker.cli import pdf_source
 from chunker.cli.progress import RunProgress, advice, print_stats
 from chunker.cli.rundir import RunDir, RunDirError
 from chunker.cli.runner import check_source, execute, new_meta, settings_from_meta
 from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
+from chunker.document.pdf_model import is_pdf
+from chunker.document.pdf_source import extract_source
 from chunker.embeddings import preflight_embeddings
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.registry import preflight
@@ -43,7 +47,8 @@ err = Console(stderr=True)
 
 
 def fail(message: str, code: int) -> "typer.Exit":
-    err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
+    # escaped: a message such as "pip install 'chunker[pdf]'" must not read as markup
+    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
 
@@ -100,7 +105,8 @@ def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thre
 
 @app.command()
 def run(
-    doc: Path = typer.Argument(..., help="The text or Markdown document to chunk (UTF-8)."),
+    doc: Path = typer.Argument(..., help="The text, Markdown or PDF document to chunk (a PDF is "
+                                         "recognised by its content; needs `chunker[pdf]`)."),
     model: str = typer.Option("local", "--model", "-m",
                               help="ollama:NAME (or a bare Ollama name like qwen3:8b), local, "
                                    "llamacpp:/path/model.gguf, or scripted (test model)."),
@@ -109,7 +115,11 @@ def run(
     min_chunk_tokens: Optional[int] = typer.Option(None, help="Grow a window to this size first."),
     max_chunk_tokens: Optional[int] = typer.Option(None, help="Force a split at this size."),
     max_expansion_attempts: Optional[int] = typer.Option(None, help="Force a split after this many expansions."),
-    split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word."),
+    split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word | page (PDFs; "
+                                                      "their default)."),
+    vision_model: Optional[str] = typer.Option(
+        None, "--vision-model", help="PDFs: a model that reads images (e.g. ollama:qwen2.5vl) gets the "
+                                     "page images of each chunk at rewrite. Default: text only."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", help="Boundary signal: local (MiniLM in-process), lexical (no model), "
                                    "ollama:NAME (e.g. ollama:all-minilm), or none. Default: local "
@@ -142,13 +152,22 @@ def run(
                  summary_aggregation_threshold=summary_aggregation_threshold,
                  summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
                  model_window=model_window, temperature=temperature, encoding=encoding,
-                 max_input_bytes=max_bytes)
+                 max_input_bytes=max_bytes, vision_model=vision_model)
     run_dir = RunDir(output_dir)
+    pdf = None
     try:
         settings = {**_load_config_file(config), **{k: v for k, v in flags.items() if v is not None}}
+        if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
+            settings = pdf_source.pdf_settings(doc, settings)
         ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings).resolve()
-        text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
+        if ctx.pdf_source:
+            pdf = extract_source(doc, max_bytes=ctx.max_input_bytes)
+            text = pdf.text
+        else:
+            text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
         preflight(ctx)
+        if ctx.vision_model:
+            preflight(dataclasses.replace(ctx, model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
         run_dir.prepare_new(force)
         run_dir.acquire_lock()
@@ -159,7 +178,12 @@ def run(
     source_hash = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     thread_id = source_hash[:16]
     source = str(doc.resolve())  # absolute: resume works from any working directory
-    run_dir.write_meta(new_meta(source, source_hash, ctx, thread_id))
+    meta = new_meta(source, source_hash, ctx, thread_id)
+    if pdf is not None:  # the graph reads the extracted OUT/source.md
+        source, _ = pdf_source.start(run_dir, pdf)
+        meta.update(source=source, **pdf_source.meta_fields(pdf))
+        pdf_source.announce(ctx, pdf)
+    run_dir.write_meta(meta)
     values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
     _finish(run_dir, ctx, values, started, quiet, as_json)
 
@@ -187,8 +211,13 @@ def resume(
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
+        if meta.get("source_kind") == "pdf":
+            pdf_source.prepare_resume(run_dir, meta, source, ctx)
+            source = None  # names the PDF, checked above; check_source checks source.md
         check_source(run_dir, meta, source, ctx)
         preflight(ctx)
+        if ctx.vision_model:
+            preflight(dataclasses.replace(ctx, model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
         run_dir.acquire_lock()
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:

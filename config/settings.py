@@ -15,7 +15,7 @@ from typing import Literal
 from chunker.config.profiles import profile_for
 from chunker.grounding.policy import GroundingPolicy
 
-SplitUnit = Literal["sentence", "paragraph", "word"]
+SplitUnit = Literal["sentence", "paragraph", "word", "page"]
 BoundaryMode = Literal["candidates", "phrase"]
 
 
@@ -45,7 +45,8 @@ class ChunkerSettings:
     max_expansion_attempts: int = 8
     """Safety valve: after this many expansions without a complete thought, force a split."""
     split_unit: SplitUnit = "sentence"
-    """The unit by which a window grows: sentence, paragraph or word."""
+    """The unit by which a window grows: sentence, paragraph, word, or page (PDFs only, their
+    default: a window grows by whole pages; the cut may still fall at a sentence inside one)."""
     expand_step: int = 1
     """How many split units one expansion adds."""
     lookahead_units: int = 2
@@ -132,6 +133,20 @@ class ChunkerSettings:
     """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
     slug_max_length: int = 60
     """Filename stems are capped at this many characters."""
+    pdf_source: str | None = None
+    """The PDF this run's text was extracted from (set by `chunker run` on a PDF, never by
+    hand): its page map lies in `OUT/.chunker/pages.json`, beside the extracted `OUT/source.md`
+    that the graph reads; nodes record their pages and the vision model sees their images."""
+    vision_model: str | None = None
+    """A model that accepts images (an Ollama multimodal model such as `ollama:qwen2.5vl`, or the
+    main model when it does): it receives the PNGs of the pages a PDF chunk spans, in the
+    rewrite call only, to transcribe tables, charts and scanned pages. None: text only."""
+    pdf_dpi: int = 150
+    """Resolution of the page images sent to the vision model (150 DPI: 1275x1650 px a letter
+    page, small print still legible; about 0.14 s a page to render)."""
+    pdf_max_images: int = 4
+    """The most page images one rewrite call receives (the chunk's first pages); bounds the
+    vision tokens of a chunk that spans many pages."""
     return_tree: bool | None = None
     """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
 
@@ -201,8 +216,12 @@ def _validate(ctx: ChunkerSettings) -> None:
         raise ValueError("min_chunk_tokens must be at least 1")
     if ctx.max_chunk_tokens < ctx.min_chunk_tokens:
         raise ValueError("max_chunk_tokens must be at least min_chunk_tokens")
-    if ctx.split_unit not in ("sentence", "paragraph", "word"):
-        raise ValueError("split_unit must be sentence, paragraph or word")
+    if ctx.split_unit not in ("sentence", "paragraph", "word", "page"):
+        raise ValueError("split_unit must be sentence, paragraph, word or page")
+    if ctx.split_unit == "page" and not ctx.pdf_source:
+        raise ValueError("split_unit page is for PDF documents only")
+    if ctx.pdf_dpi < 36 or ctx.pdf_max_images < 1:
+        raise ValueError("pdf_dpi must be at least 36 and pdf_max_images at least 1")
     if ctx.min_group_size < 2:
         raise ValueError("min_group_size must be at least 2 (no single-child blocks)")
     if ctx.max_group_size < ctx.min_group_size:

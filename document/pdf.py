@@ -14,7 +14,6 @@ page's objects plus the Markdown built so far.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -23,25 +22,13 @@ import pymupdf
 
 from chunker.document.loader import BadInput
 from chunker.document.pdf_fonts import profile_fonts, text_pages
-from chunker.document.pdf_model import (DEFAULT_DPI, DEFAULT_MAX_IMAGES, HeadingSpan, HeadingSource, PageSpan, PdfSettings,
-                                        PdfText, TableSpan)
+from chunker.document.pdf_model import (DEFAULT_DPI, DEFAULT_MAX_IMAGES, MAGIC_WINDOW, HeadingSpan, HeadingSource,
+                                        PageSpan, PdfSettings, PdfText, TableSpan,
+                                        is_pdf)  # noqa: F401 (is_pdf is re-exported)
 from chunker.document.pdf_page import OutlineEntry, page_blocks
 
-PDF_HEADER = re.compile(rb"%PDF-\d\.\d")
-"""The header line: `%PDF-` and a version (a text that merely mentions "%PDF-" is no PDF)."""
-MAGIC_WINDOW = 1024
-"""The PDF standard lets the header start anywhere in the first 1024 bytes."""
 BLOCK_SEP = "\n\n"
 """Between Markdown blocks, and after each page's last block: pages tile the text."""
-
-
-def is_pdf(path: str | Path) -> bool:
-    """True when the file's first kilobyte holds the `%PDF-1.x` header, whatever its name."""
-    try:
-        with open(path, "rb") as f:
-            return PDF_HEADER.search(f.read(MAGIC_WINDOW)) is not None
-    except OSError:
-        return False
 
 
 @contextmanager

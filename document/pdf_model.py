@@ -9,13 +9,28 @@ its pages.
 from __future__ import annotations
 
 import bisect
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Literal
 
 
+PDF_HEADER = re.compile(rb"%PDF-\d\.\d")
+"""The header line: `%PDF-` and a version (a text that merely mentions "%PDF-" is no PDF)."""
+MAGIC_WINDOW = 1024
+"""The PDF standard lets the header start anywhere in the first 1024 bytes."""
 DEFAULT_DPI = 150
 DEFAULT_MAX_IMAGES = 4
+
+
+def is_pdf(path: str | Path) -> bool:
+    """True when the file's first kilobyte holds the `%PDF-1.x` header, whatever its name."""
+    try:
+        with open(path, "rb") as f:
+            return PDF_HEADER.search(f.read(MAGIC_WINDOW)) is not None
+    except OSError:
+        return False
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,6 +7,7 @@ no gap and no overlap, so chunks cut at these offsets are always lossless.
 from __future__ import annotations
 
 import bisect
+import hashlib
 import re
 from dataclasses import dataclass, field
 
@@ -87,6 +88,20 @@ def _blocks(copy: str):
 
 _SEGMENTER = None
 
+_PAGE_ENDS: dict[str, tuple[int, ...]] = {}
+"""Page end offsets by text digest, registered by whoever extracted the text from a PDF."""
+
+
+def _digest(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def register_page_ends(text: str, ends: list[int] | tuple[int, ...]) -> None:
+    """Tell `Units.of` where the pages of `text` end (a PDF's page map), so that the `page`
+    unit can grow a window by whole pages. The text is keyed by its content, so a page map
+    can never attach to another text; the graph state and store stay free of it."""
+    _PAGE_ENDS[_digest(text)] = tuple(sorted(set(e for e in ends if 0 < e <= len(text))))
+
 
 def sentence_ends(text: str) -> list[int]:
     """Sorted offsets where a sentence ends (trailing whitespace included); last is len(text)."""
@@ -119,10 +134,13 @@ class Units:
     lines: str = ""
     """`line_copy(text)`: paragraph breaks are searched here, so CR-only and CRLF files
     break into paragraphs like LF files do."""
+    pages: list[int] = field(default_factory=list)
+    """Offsets where a PDF's pages end (see `register_page_ends`); empty for other texts."""
 
     @classmethod
     def of(cls, text: str) -> "Units":
-        return cls(text=text, sentences=sentence_ends(text), lines=line_copy(text))
+        return cls(text=text, sentences=sentence_ends(text), lines=line_copy(text),
+                   pages=list(_PAGE_ENDS.get(_digest(text), ())))
 
     def next_end(self, pos: int, unit: str) -> int:
         """The first boundary of `unit` strictly after `pos` (the text's end at most)."""
@@ -132,6 +150,11 @@ class Units:
         if unit == "sentence":
             i = bisect.bisect_right(self.sentences, pos)
             return self.sentences[i] if i < len(self.sentences) else n
+        if unit == "page":
+            if not self.pages:
+                raise ValueError("split_unit page needs the page map of a PDF's text")
+            i = bisect.bisect_right(self.pages, pos)
+            return self.pages[i] if i < len(self.pages) else n
         if unit == "paragraph":
             m = _PARA_END.search(self.lines or line_copy(self.text), pos + 1)
             return m.end() if m else n

@@ -14,6 +14,8 @@ it there and goes straight to the repair, counting the first call's usage again
 
 from __future__ import annotations
 
+import base64
+import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -66,24 +68,48 @@ def _usage(raw, prompt_text: str) -> tuple[int, int]:
             c if c is not None else count_tokens(text))
 
 
+def user_message(user: str, images: list[bytes] | None = None) -> HumanMessage:
+    """The user turn: plain text, or LangChain multi-part content (the text, then one
+    `data:image/png;base64` part per PNG) for a model that reads images."""
+    if not images:
+        return HumanMessage(user)
+    parts: list[str | dict] = [{"type": "text", "text": user}]
+    parts += [{"type": "image_url",
+               "image_url": {"url": "data:image/png;base64," + base64.b64encode(png).decode("ascii")}}
+              for png in images]
+    return HumanMessage(content=parts)
+
+
+def _text_of(message) -> str:
+    """A message's text for logs and token counts (image parts as a short placeholder)."""
+    if isinstance(message.content, str):
+        return message.content
+    return "\n".join(part.get("text", "") if part.get("type") == "text" else "[image]"
+                     for part in message.content if isinstance(part, dict))
+
+
 def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, background: str,
              writer=None, max_output_tokens: int | None = None,
-             memo: CallMemo | None = None) -> CallResult:
+             memo: CallMemo | None = None, images: list[bytes] | None = None,
+             model: str | None = None) -> CallResult:
     """Ask the model for `task` (a key of SCHEMAS); never raises on bad output.
 
     `max_output_tokens` caps the answer of in-process models (a rewrite need not be much
-    longer than its chunk); servers such as Ollama stop on their own.
+    longer than its chunk); servers such as Ollama stop on their own. `images` (PNG bytes)
+    go with the user text as multi-part content; `model` sends this call to another model
+    than the run's (the vision model of a PDF rewrite).
     """
     schema = SCHEMAS[task]
-    model = get_model(ctx)
+    model = get_model(dataclasses.replace(ctx, model=model) if model else ctx)
     runnable = _structured(model, schema)
     call_kwargs = ({"max_tokens": max_output_tokens}
                    if max_output_tokens and isinstance(model, JsonSchemaChatModel) else {})
     system = prompts.render("system", background=background)
-    messages = [SystemMessage(system), HumanMessage(user)]
+    messages = [SystemMessage(system), user_message(user, images)]
     result = CallResult(parsed=None)
     memo_key = hashlib.sha256(f"{node}\x00{task}\x00{system}\x00{user}".encode(
-        "utf-8", "surrogatepass")).hexdigest()[:32]
+        "utf-8", "surrogatepass") + b"".join(hashlib.sha256(png).digest() for png in images or ())
+    ).hexdigest()[:32]
     first = memo.get_value(MEMO_KIND, memo_key) if memo is not None else None
     attempts = range(2)
     if first is not None:  # re-run after a crash during the repair: repair only
@@ -92,7 +118,7 @@ def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, backgroun
         messages = _repair_messages(messages, first["response"], first["error"])
         attempts = range(1, 2)
     for attempt in attempts:
-        prompt_text = "\n\n".join(str(m.content) for m in messages)
+        prompt_text = "\n\n".join(_text_of(m) for m in messages)
         started = time.perf_counter()
         try:
             out = runnable.invoke(messages, **call_kwargs)

@@ -11,6 +11,7 @@ from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import recall, run_store, settings
 from chunker.nodes.grounded import grounded
+from chunker.nodes.pdf_pages import chunk_pages, text_without_notes
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
@@ -25,18 +26,25 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     task = "rewrite_summarize" if cfg.combine_rewrite_and_summary else "rewrite"
     original_tokens = count_tokens(original)
     background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
+    pdf = chunk_pages(cfg, (start, end))  # PDF runs: pages, scan flags, images for the vision model
     result = call_llm(cfg, node="rewrite_chunk", task=task,
-                      user=prompts.render(task, chunk=original), background=background,
-                      writer=runtime.stream_writer, memo=rs,
+                      user=pdf.preamble + prompts.render(task, chunk=original), background=background,
+                      writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
                       max_output_tokens=int(1.3 * original_tokens) + 96)
-    stats = dict(result.stats)
+    stats = {**pdf.stats, **result.stats}
     rewritten = (result.parsed.rewritten.strip() if result.parsed else "")
-    if rewritten and recall(original, rewritten) < cfg.rewrite_min_recall:
+    own_text = text_without_notes(original) if pdf.scanned else original
+    if rewritten and own_text.strip() and recall(own_text, rewritten) < cfg.rewrite_min_recall:
         rewritten = ""  # the model dropped facts (or wrote about something else)
         stats["rewrite.unfaithful"] = 1
-    # names and numbers must come from the chunk or from what it was shown before it
-    kept = bool(rewritten) and grounded(cfg, "rewrite", rewritten, [original, background], stats,
-                                        result.log_id)
+    if pdf.transcribes_scan and rewritten:
+        # a scan's transcription has no text to be checked against: kept, and counted
+        kept = True
+        stats["pdf.ungrounded_transcriptions"] = 1
+    else:
+        # names and numbers must come from the chunk or from what it was shown before it
+        kept = bool(rewritten) and grounded(cfg, "rewrite", rewritten, [original, background], stats,
+                                            result.log_id)
     if not kept:
         # Fallback: the original itself is always a faithful (if unresolved) text.
         rewritten = " ".join(original.split())
@@ -52,5 +60,6 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         # combined mode: summarize_chunk validates these instead of asking again
         summary_hint=getattr(result.parsed, "summary", "") or "",
         slug_hint=getattr(result.parsed, "slug", "") or "",
+        pages=pdf.pages, scanned_pages=pdf.scanned,
     ))
     return {"stats": stats}

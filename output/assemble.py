@@ -18,7 +18,10 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
     parents = {c: r.id for r in records for c in r.children}
     slugs = SlugAllocator(slug_max_length, taken)
     nodes = []
+    pages: dict[str, tuple[int, int] | None] = {}  # a block spans its children's pages
     for r in records:
+        kids = [pages[c] for c in r.children if pages.get(c)]
+        pages[r.id] = r.pages or ((kids[0][0], kids[-1][1]) if kids else None)
         folder = f"content/L{r.level}"
         # the model's slug only when its words are the node's own; else key phrases
         words = grounded_slug(r.slug_hint, r.original or r.rewritten, summary=r.summary)
@@ -28,6 +31,7 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
             span=r.span, original=r.original if r.is_leaf else None,
             rewritten=r.rewritten, summary=r.summary, slug=stem, filename=f"{folder}/{stem}.md",
             token_count=r.tokens, forced_split=r.forced_split, boundary=r.boundary,
+            pages=pages[r.id], scanned_pages=r.scanned_pages,
         ))
     hierarchy = Hierarchy(root=root_id, nodes=nodes, meta=meta)
     check_lossless(hierarchy.leaves(), rs.text())

@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, model_serializer
 
 SCHEMA_VERSION = 2
 
@@ -28,6 +28,19 @@ class TreeNode(BaseModel):
     token_count: int = Field(description="tokens of the original (leaves) or context (blocks)")
     forced_split: bool = False
     boundary: str | None = Field(default=None, description="how the leaf's end was chosen")
+    pages: tuple[int, int] | None = Field(
+        default=None, description="PDF documents: first and last 1-based page of the node's text")
+    scanned_pages: list[int] | None = Field(
+        default=None, description="PDF leaves: scanned pages (no text layer) the leaf holds")
+
+    @model_serializer(mode="wrap")
+    def _omit_pdf_fields(self, handler):
+        # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
+        data = handler(self)
+        for key in ("pages", "scanned_pages"):
+            if data.get(key) is None:
+                data.pop(key, None)
+        return data
 
 
 class RunMeta(BaseModel):

@@ -55,6 +55,10 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         "span": list(node.span), "tokens": node.token_count, "forced_split": node.forced_split,
         "boundary": node.boundary, "summary": node.summary,
     }
+    if node.pages is not None:  # PDF documents only: text documents' files stay as they were
+        meta["pages"] = list(node.pages)
+    if node.scanned_pages:
+        meta["scanned_pages"] = node.scanned_pages
     up = link(nodes[node.parent]) if node.parent else "[[index|Document overview]]"
     lines = [frontmatter(meta), f"# {label(node.summary)}\n", f"Up: {up}"]
     prev, nxt = siblings.get(node.id, (None, None))
@@ -65,7 +69,7 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
     lines += ["", body_text(node.rewritten.strip()), ""]
     if node.children:
         lines.append("## Contents\n")
-        lines += [f"- {link(nodes[c])}" for c in node.children]
+        lines += [f"- {link(nodes[c])}{pages_note(nodes[c])}" for c in node.children]
         lines.append("")
     if node.original is not None:
         lines += ["## Original text\n", fenced(node.original)]
@@ -80,8 +84,16 @@ def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
              f"Root: {link(root)}", ""]
     if root.children:
         lines.append("## Sections\n")
-        lines += [f"- {link(nodes[c])}" for c in root.children]
+        lines += [f"- {link(nodes[c])}{pages_note(nodes[c])}" for c in root.children]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def pages_note(node: TreeNode) -> str:
+    """` (pages 3-5)` after a link in index.md, for PDF documents; nothing for text."""
+    if node.pages is None:
+        return ""
+    first, last = node.pages
+    return f" (page {first})" if first == last else f" (pages {first}\u2013{last})"
 
 
 def sibling_map(h: Hierarchy) -> dict[str, tuple[TreeNode | None, TreeNode | None]]:

@@ -41,6 +41,10 @@ class NodeRecord(BaseModel):
     call_id: int | None = None
     """The call log's id of the answer that wrote this node (rewrite or synthesis)."""
     children: list[str] = Field(default_factory=list)
+    pages: tuple[int, int] | None = None
+    """PDF runs: the first and last 1-based page the node's text lies on; None for text."""
+    scanned_pages: list[int] | None = None
+    """PDF leaves holding scanned pages (no text layer): their numbers, a flag for readers."""
 
     @property
     def is_leaf(self) -> bool:
