@@ -17,6 +17,8 @@ from chunker.grounding.policy import GroundingPolicy
 
 SplitUnit = Literal["sentence", "paragraph", "word", "page"]
 BoundaryMode = Literal["candidates", "phrase"]
+StructureMode = Literal["auto", "markdown", "none"]
+Strategy = Literal["auto", "flat", "peel", "full"]
 
 
 @dataclass(frozen=True)
@@ -62,6 +64,23 @@ class ChunkerSettings:
     """Boundary signal provider: `local` (all-MiniLM-L6-v2 in-process), `lexical` (term
     vectors, no model), `ollama:NAME` (e.g. `ollama:all-minilm`), or `none`. Profile
     default `auto`: `local` when installed, else `lexical`."""
+    structure: StructureMode = "auto"
+    """How the document's Markdown structure is read. `auto`: a file ending in .md or
+    .markdown is parsed as Markdown, and so is text passed directly whose parse finds an
+    ATX heading (`# Title`); any other input is plain text. `markdown`: always parse.
+    `none`: never (today's plain-text path). Parsed headings start leaves and bound
+    windows; tables, code, display math and figures are never cut (see `nodes/peel.py`)."""
+    strategy: Strategy = "auto"
+    """How the tree is built. `flat`: leaves, then one block over all of them (no
+    intermediate levels), with `peel`'s leaves. `peel`: headings first, the LLM chunks only
+    inside sections. `full`: today's LLM loop over the whole text, structure ignored.
+    `auto`: plain text (no structure) always gets `full`, so its trees stay as they were;
+    a document with structure (headings, tables, code, math, figures or front matter) gets
+    `flat` when it holds at most `flat_window_share` x `model_window` tokens, else `peel`."""
+    flat_window_share: float = 0.4
+    """`strategy=auto` picks `flat` for a structured document of at most this share of the
+    model's window: the root's synthesis, which shows children's full texts up to half the
+    window, then sees every leaf's rewrite (a little longer than its original) at once."""
     candidate_count: int = 5
     """How many numbered candidate gaps the LLM is offered per window."""
     candidate_peak_std: float = 1.0
@@ -208,6 +227,12 @@ def _validate(ctx: ChunkerSettings) -> None:
     if ctx.boundary_mode == "candidates" and ctx.embeddings == "none":
         raise ValueError("boundary_mode candidates needs an embeddings provider (not `none`); "
                          "pick --embeddings lexical or --boundary-mode phrase")
+    if ctx.structure not in ("auto", "markdown", "none"):
+        raise ValueError("structure must be auto, markdown or none")
+    if ctx.strategy not in ("auto", "flat", "peel", "full"):
+        raise ValueError("strategy must be auto, flat, peel or full")
+    if not 0 <= ctx.flat_window_share <= 1:
+        raise ValueError("flat_window_share must lie between 0 and 1")
     if not 1 <= ctx.candidate_count <= 9:
         raise ValueError("candidate_count must lie between 1 and 9")
     if ctx.embed_batch_size < 1:

@@ -66,7 +66,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge(START, "load_document")
     g.add_edge("load_document", "embed_document")
     g.add_edge("embed_document", "expand_window")
-    g.add_conditional_edges("expand_window", routes.after_expand, ["force_split", "check_completeness"])
+    g.add_conditional_edges("expand_window", routes.after_expand,
+                            ["rewrite_chunk", "force_split", "check_completeness"])
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")
     g.add_conditional_edges("validate_boundary", routes.after_validate,
@@ -85,6 +86,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge("fallback_grouping", "synthesize_block")
     g.add_conditional_edges("synthesize_block", routes.after_synthesis,
                             ["synthesize_block", "finalize_tree", "check_aggregation"])
-    g.add_conditional_edges("finalize_tree", routes.after_finalize, ["write_outputs", "group_summaries"])
+    g.add_conditional_edges("finalize_tree", routes.after_finalize,
+                            ["write_outputs", "synthesize_block", "group_summaries"])
     g.add_edge("write_outputs", END)
     return g.compile(checkpointer=checkpointer, store=store, name=name)

@@ -15,8 +15,11 @@ from chunker.state.schema import ChunkerState
 
 
 def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                 ) -> Literal["force_split", "check_completeness"]:
-    """Safety valve: a window of max_chunk_tokens is split without asking the LLM."""
+                 ) -> Literal["rewrite_chunk", "force_split", "check_completeness"]:
+    """A section's rest with no cut to choose is a leaf as it is (expand_window set its
+    end); safety valve: a window of max_chunk_tokens is split without asking the LLM."""
+    if state.get("chunk_end") is not None:
+        return "rewrite_chunk"
     if state["window_tokens"] >= settings(runtime).max_chunk_tokens:
         return "force_split"
     return "check_completeness"
@@ -63,5 +66,8 @@ def after_synthesis(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 
 def after_finalize(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                   ) -> Literal["write_outputs", "group_summaries"]:
-    return "write_outputs" if state.get("root_id") else "group_summaries"
+                   ) -> Literal["write_outputs", "synthesize_block", "group_summaries"]:
+    if state.get("root_id"):
+        return "write_outputs"
+    # the flat strategy's one block over all leaves needs no grouping call
+    return "synthesize_block" if state.get("groups_todo") else "group_summaries"

@@ -13,7 +13,9 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import split_at_dips
-from chunker.nodes.common import settings
+from chunker.nodes.common import run_store, settings
+from chunker.nodes.grouping import grouped_items
+from chunker.nodes.sections import has_breaks, level_after, section_groups, section_problem, start_levels
 from chunker.state.schema import ChunkerState
 
 
@@ -30,8 +32,15 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
 
 def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
+    if state.get("strategy") == "flat":  # one block over all leaves, made by finalize_tree
+        return {"agg_level": None, **fresh_grouping()}
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
+    if level is not None and state.get("strategy") == "peel":
+        items, _ = grouped_items(state, run_store(state, runtime), level, cfg.min_group_size,
+                                 cfg.max_group_size)
+        if len(items) < cfg.min_group_size:  # wait until the open section closes
+            level = None
     return {"agg_level": level, **fresh_grouping()}
 
 
@@ -65,9 +74,21 @@ def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> s
 def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = state["agg_level"]
-    items = state["pending"][level]
+    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
+    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
     groups = state.get("proposed")
     problem = grouping_problem(groups, len(items), cfg.min_group_size)
+    crossing = None
+    if problem is None and starts is not None:
+        ids = [nid for nid, _ in state["pending"][level]]
+        rest = state["pending"][level][ids.index(items[-1][0]) + 1:]
+        after = (start_levels(rs, state["doc_id"], rest)[0] if rest
+                 else level_after(rs, state, level))
+        crossing = section_problem(groups, starts, after)
+        best = section_groups(starts, state.get("group_dips") or [], cfg.min_group_size,
+                              cfg.max_group_size)
+        if crossing and section_problem(best, starts, after) is None:
+            problem = crossing  # a grouping that keeps sections apart exists: ask for it
     if problem:
         failures = state.get("hard_failures", 0) + 1
         status = "fallback" if failures >= 2 else "retry"
@@ -80,9 +101,12 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                 "group_nudge": f"\nYour previous grouping had a group of more than "
                                f"{cfg.max_group_size} items: subdivide it.",
                 "stats": {"group.oversize": 1}}
+    stats = {"kept.group": 1} if len(items) >= 2 * cfg.min_group_size else {}
+    if crossing:
+        stats["group.cross_section"] = 1  # unavoidable: no grouping keeps them apart
     return {**_accept(state, [[items[i][0] for i in g] for g in groups], level),
             # a grouping the model proposed (a trivial one is decided without a call)
-            "stats": {"kept.group": 1} if len(items) >= 2 * cfg.min_group_size else {}}
+            "stats": stats}
 
 
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -90,9 +114,14 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     summaries (even-sized groups when there is no signal)."""
     cfg = settings(runtime)
     level = state["agg_level"]
-    ids = [item[0] for item in state["pending"][level]]
+    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
+    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
-    if len(dips) == len(ids) - 1:
+    if starts is not None and has_breaks(starts):  # split at the sections first
+        groups = [[ids[i] for i in g] for g in section_groups(starts, dips, cfg.min_group_size,
+                                                               cfg.max_group_size)]
+    elif len(dips) == len(ids) - 1:
         groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, cfg.min_group_size,
                                                               cfg.max_group_size)]
     else:
@@ -115,6 +144,15 @@ def even_groups(ids: list[str], max_size: int, min_size: int) -> list[list[str]]
 
 
 def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:
+    """The groups to synthesise. Items before the first group move up a level as they are
+    (a section's leftover, see `nodes/sections.py`: they precede every new block); items
+    after the last group stay pending (the section still being read)."""
     pending = [list(items) for items in state["pending"]]
-    pending[level] = []
+    ids = [item[0] for item in pending[level]]
+    first, last = ids.index(groups[0][0]), ids.index(groups[-1][-1])
+    if first:
+        while len(pending) <= level + 1:
+            pending.append([])
+        pending[level + 1].extend(pending[level][:first])
+    pending[level] = pending[level][last + 1:]
     return {"groups_todo": groups, "pending": pending, "group_status": "ok"}

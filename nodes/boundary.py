@@ -14,6 +14,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens, prefix_within
 from chunker.nodes.candidates import deepest_in_window, offered
 from chunker.nodes.common import run_store, settings, units_of
+from chunker.nodes.peel import peel_of
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")
@@ -37,9 +38,12 @@ def find_phrase(text: str, phrase: str, lo: int, hi: int) -> int | None:
 
 def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    text = units_of(state, runtime).text
-    n = len(text)
+    rs = run_store(state, runtime)
+    text = rs.units(state["doc_id"]).text
     cursor, window_end = state["cursor"], state["window_end"]
+    peel = peel_of(rs, state["doc_id"], cursor)
+    # the window's hard end: the section's end with structure, else the text's end
+    n = peel.limit if peel else len(text)
     complete, phrase = state.get("complete"), state.get("phrase")
     retried = state.get("boundary_attempt", 0) > 0
 
@@ -56,7 +60,6 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
         if complete is True and window_end >= n and number is None:
             return accept(n, "end")
         if complete is True and number is not None:
-            rs = run_store(state, runtime)
             cut = next((c for c in offered(state, rs, cfg) if c.number == number), None)
             if cut is not None and count_tokens(text[cursor:cut.offset]) <= cfg.max_chunk_tokens:
                 return accept(cut.offset, "retry_match" if retried else "match")
@@ -68,6 +71,8 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     # A null or blank phrase is a miss like any other: the boundary must be named.
     if complete is True and len(phrase) >= cfg.min_boundary_chars:
         pos = find_phrase(text, phrase, state["min_end"], state["shown_end"])
+        if pos is not None and peel is not None and not peel.allows(pos):
+            pos = None  # inside a table, code block, formula or heading
         if pos is not None and pos > cursor and count_tokens(text[cursor:pos]) <= cfg.max_chunk_tokens:
             return accept(pos, "retry_match" if retried else "match")
     # an invalid answer, a short phrase, or one not in the text past the minimum size
@@ -80,12 +85,16 @@ def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     cfg = settings(runtime)
     units = units_of(state, runtime)
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
-    cut = (deepest_in_window(state, run_store(state, runtime), cfg)
+    rs = run_store(state, runtime)
+    cut = (deepest_in_window(state, rs, cfg)
            if cfg.boundary_mode == "candidates" else None)
     end = (cut.offset if cut is not None else None) or (
         units.last_sentence_end(min_end - 1, window_end)
         or units.last_sentence_end(cursor, window_end)
         or window_end)
+    peel = peel_of(rs, state["doc_id"], cursor)
+    if peel is not None:
+        end = peel.snap(end)  # never inside a table, code block, formula or heading
     return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": "fallback",
             "forced": False, "stats": {"boundary.fallback": 1}}
 
@@ -107,6 +116,10 @@ def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
         end, how = (words[-1], "word") if words else (cap, "character")
     if end <= cursor:  # a single token longer than the cap: still make progress
         end, how = min(window_end, cursor + max(1, cap - cursor)), "character"
+    peel = peel_of(run_store(state, runtime), state["doc_id"], cursor)
+    if peel is not None and peel.snap(end) != end:
+        # never inside a code block, formula or heading; a table splits between its rows
+        end, how = peel.snap(end), "structure"
     log.warning("forced split at a %s boundary, char %d (window of %d tokens after %d expansions)",
                 how, end, state.get("window_tokens", 0), state.get("expansions", 0))
     return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": f"forced_{how}",

@@ -10,10 +10,12 @@ from __future__ import annotations
 
 import bisect
 import dataclasses
+from collections.abc import Callable
 
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import Candidate, candidates, deepest
 from chunker.nodes.embed import run_depths, run_peaks
+from chunker.nodes.peel import peel_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
 
@@ -34,25 +36,34 @@ def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Can
     cuts = candidates(units.sentences, peak_depths(rs, cfg, state["doc_id"]), cursor=state["cursor"],
                       window_end=state["window_end"], min_end=state["min_end"],
                       shown_end=state["shown_end"], k=cfg.candidate_count)
-    kept = [c for c in cuts if c.depth != _OUT]
+    peel = peel_of(rs, state["doc_id"], state["cursor"])
+    kept = [c for c in cuts if c.depth != _OUT and (peel is None or peel.allows(c.offset))]
     return [dataclasses.replace(c, number=n) for n, c in enumerate(kept, start=1)]
 
 
-def has_candidate(units, peaks: frozenset[int], lo: int, hi: int) -> bool:
-    """Whether a peak gap lies at a sentence end e with lo <= e <= hi."""
+def has_candidate(units, peaks: frozenset[int], lo: int, hi: int,
+                  allowed: Callable[[int], bool] | None = None) -> bool:
+    """Whether a peak gap lies at a sentence end e with lo <= e <= hi (and, with
+    structure, where a cut is allowed)."""
     i = bisect.bisect_left(units.sentences, lo)
     while i < len(units.sentences) - 1 and units.sentences[i] <= hi:
-        if i in peaks:
+        if i in peaks and (allowed is None or allowed(units.sentences[i])):
             return True
         i += 1
     return False
 
 
 def deepest_in_window(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> Candidate | None:
-    """The fallback cut: the deepest gap in the window past the minimum (peak or not)."""
+    """The fallback cut: the deepest gap in the window past the minimum (peak or not),
+    among the gaps where a cut is allowed (with structure)."""
     units = rs.units(state["doc_id"])
-    return deepest(units.sentences, run_depths(rs, cfg, state["doc_id"]), cursor=state["cursor"],
-                   min_end=state["min_end"], end=state["window_end"])
+    depths = run_depths(rs, cfg, state["doc_id"])
+    peel = peel_of(rs, state["doc_id"], state["cursor"])
+    if peel is not None:
+        depths = [d if peel.allows(units.sentences[i]) else _OUT for i, d in enumerate(depths)]
+    cut = deepest(units.sentences, depths, cursor=state["cursor"],
+                  min_end=state["min_end"], end=state["window_end"])
+    return None if cut is None or cut.depth == _OUT else cut
 
 
 def marked(text: str, start: int, end: int, cuts: list[Candidate]) -> str:

@@ -3,6 +3,8 @@
 Level by level from the bottom: a level with one pending item promotes it upward as
 is (no single-child wrapper); a level with several is grouped like any sweep; the
 single item left at the top level is the root. A one-chunk document's root is its leaf.
+The flat strategy (no sweeps on the way) puts all its leaves in one block, the root,
+without a grouping call.
 """
 
 from __future__ import annotations
@@ -24,6 +26,10 @@ def finalize_tree(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         if level == top and len(items) == 1:
             return {"finalizing": True, "pending": pending, "root_id": items[0][0],
                     "agg_level": None}
+        if state.get("strategy") == "flat" and level == top:
+            pending[level] = []
+            return {"finalizing": True, "pending": pending, "agg_level": level, **fresh_grouping(),
+                    "groups_todo": [[nid for nid, _ in items]], "stats": {"group.flat": 1}}
         if len(items) == 1:
             pending[level + 1].append(items[0])
             pending[level] = []

@@ -3,7 +3,9 @@
 The prompt lists only the short summaries, so it stays small however long the
 document is. Where the embedding signal is on, the deepest similarity dips between
 consecutive summaries are offered as suggested breaks (and kept for the fallback). With fewer than two minimum-size groups' worth of items, exactly one
-grouping is valid (all of them together), and no LLM call is made.
+grouping is valid (all of them together), and no LLM call is made. With Markdown
+structure, items that hold section breaks are grouped by the sections (`nodes/sections.py`),
+also without a call, and a too-small trailing section stays pending.
 """
 
 from __future__ import annotations
@@ -18,23 +20,32 @@ from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import clean_line, run_store, settings
+from chunker.nodes.sections import (has_breaks, level_after, promoted_count, section_groups, start_levels,
+                                   swept_count)
 from chunker.state.schema import ChunkerState
 
 
 def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = state["agg_level"]
-    items = state["pending"][level]
+    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
+    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
     n = len(items)
     if n < 2 * cfg.min_group_size:
+        if starts is not None and has_breaks(starts):
+            return {"proposed": section_groups(starts, [], cfg.min_group_size, cfg.max_group_size),
+                    "stats": {"group.sections": 1}}
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
-    rs = run_store(state, runtime)
+    rs = rs or run_store(state, runtime)
     summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
     lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
     dips = state.get("group_dips")
     if dips is None:
         embeddings = get_embeddings(cfg.embeddings) if cfg.embeddings else None
         dips = summary_dips(summaries, embeddings) if embeddings is not None else []
+    if starts is not None and has_breaks(starts):  # the headings decide: no call
+        return {"proposed": section_groups(starts, dips, cfg.min_group_size, cfg.max_group_size),
+                "group_dips": dips, "stats": {"group.sections": 1}}
     user = prompts.render("group", items="\n".join(lines), count=n,
                           min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
                           hints=break_hints(dips, n, cfg.max_group_size),
@@ -44,6 +55,23 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                       writer=runtime.stream_writer, memo=rs)
     groups = result.parsed.groups if result.parsed else None
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}
+
+
+def grouped_items(state: ChunkerState, rs, level: int, min_group_size: int, max_group_size: int
+                  ) -> tuple[list, list[int | None] | None]:
+    """The level's pending items that a sweep groups (all but the run of a section still
+    being read, see `nodes/sections.py`), and their section break levels (None without
+    structure)."""
+    items = state["pending"][level]
+    if state.get("strategy") != "peel":  # plain text, and flat (one block, no sweeps)
+        return items, None
+    starts = start_levels(rs, state["doc_id"], items)
+    if starts is None:
+        return items, None
+    n = swept_count(starts, level_after(rs, state, level), min_group_size, max_group_size,
+                    bool(state.get("finalizing")))
+    head = promoted_count(starts[:n], min_group_size)
+    return items[head:n], starts[head:n]
 
 
 def break_hints(dips: list[float], n: int, max_group_size: int) -> str:

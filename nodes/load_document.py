@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import logging
 import uuid
 
 from langgraph.runtime import Runtime
@@ -10,8 +11,12 @@ from langgraph.runtime import Runtime
 from chunker.document.loader import BadInput, decode_document, read_document
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import emit, settings, store_of
+from chunker.nodes.peel import is_structured, markdown_structure, store_structure
+from chunker.nodes.strategy import choose_strategy
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
+
+log = logging.getLogger("chunker")
 
 
 def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -31,12 +36,24 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     rs = RunStore(store_of(runtime), uuid.uuid4().hex[:16])
     rs.put_text(doc_id, text)
     rs.units(doc_id)  # segment once now, so the first window step is not slow
+    # Parse Markdown once; the structure lives in the store (only when it is used).
+    structure = markdown_structure(cfg, state.get("path"), text)
+    structured = is_structured(structure)
+    strategy = choose_strategy(cfg, text, structured)
+    stats = {f"strategy.{strategy}": 1}
+    if structure is not None and structured and strategy != "full":
+        store_structure(rs, doc_id, structure)
+        stats.update({"structure.headings": len(structure.headings),
+                      "structure.sections": len(structure.sections),
+                      "structure.atomic_units": len(structure.atomic_units)})
+    log.info("strategy %s (%s)", strategy, "structured" if structured else "plain text")
     emit(runtime, {"event": "progress", "cursor": 0, "total": len(text), "leaves": 0})
     return {
         "text": None,  # the store holds it now; checkpoints must not repeat it
         "run_key": rs.run_key,
         "doc_id": doc_id,
         "doc_chars": len(text),
+        "strategy": strategy,
         "cursor": 0,
         "window_end": None,
         "leaf_count": 0,
@@ -46,5 +63,5 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "finalizing": False,
         "root_id": None,
         "groups_todo": [],
-        "stats": {},
+        "stats": stats,
     }

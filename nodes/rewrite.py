@@ -12,6 +12,7 @@ from chunker.llm.invoke import call_llm
 from chunker.nodes.common import recall, run_store, settings
 from chunker.nodes.grounded import grounded
 from chunker.nodes.pdf_pages import chunk_pages, text_without_notes
+from chunker.nodes.peel import leaf_structure
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
@@ -26,9 +27,11 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     task = "rewrite_summarize" if cfg.combine_rewrite_and_summary else "rewrite"
     original_tokens = count_tokens(original)
     background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
+    leaf = leaf_structure(rs, state["doc_id"], start, end)  # Markdown: heading path, kind
     pdf = chunk_pages(cfg, (start, end))  # PDF runs: pages, scan flags, images for the vision model
     result = call_llm(cfg, node="rewrite_chunk", task=task,
-                      user=pdf.preamble + prompts.render(task, chunk=original), background=background,
+                      user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
+                      background=background,
                       writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
                       max_output_tokens=int(1.3 * original_tokens) + 96)
     stats = {**pdf.stats, **result.stats}
@@ -51,6 +54,8 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats["fallback.rewrite"] = 1
     else:
         stats["kept.rewrite"] = 1
+    if leaf.table_header and not rewritten.startswith(leaf.table_header):
+        rewritten = leaf.table_header + rewritten  # a split table's later part: its header again
     index = state["leaf_count"]
     rs.put_node(NodeRecord(
         id=node_id(0, index), level=0, index=index, span=(start, end), original=original,
@@ -61,5 +66,6 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         summary_hint=getattr(result.parsed, "summary", "") or "",
         slug_hint=getattr(result.parsed, "slug", "") or "",
         pages=pdf.pages, scanned_pages=pdf.scanned,
+        kind=leaf.kind, header_path=list(leaf.header_path) if leaf.kind else None,
     ))
     return {"stats": stats}

@@ -4,6 +4,13 @@ A new window grows from the cursor until it holds `min_chunk_tokens`; each later
 expansion adds `expand_step` units. In candidates mode a window also grows until it holds
 a candidate cut (a sentence end past the minimum). The lookahead shown to the LLM is the
 next `lookahead_units` sentences.
+
+With Markdown structure (`nodes/peel.py`) the window, its lookahead and its candidates
+stop at the end of the cursor's section, and a window end never falls inside a table,
+code block, formula, figure or heading. A window that holds the rest of its section and
+offers no candidate cut ends the chunk at the section end without asking the LLM (a
+small section is one leaf on its own): `chunk_end` is set and the route goes straight to
+rewrite_chunk.
 """
 
 from __future__ import annotations
@@ -12,47 +19,59 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.nodes.candidates import has_candidate
-from chunker.nodes.common import run_store, settings, units_of
+from chunker.nodes.candidates import has_candidate, offered
+from chunker.nodes.common import run_store, settings
 from chunker.nodes.embed import run_peaks
+from chunker.nodes.peel import peel_of
 from chunker.state.schema import ChunkerState
 
 
 def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    units = units_of(state, runtime)
+    rs = run_store(state, runtime)
+    units = rs.units(state["doc_id"])
     text, n = units.text, len(units.text)
     cursor = state["cursor"]
+    peel = peel_of(rs, state["doc_id"], cursor)
+    stop = peel.limit if peel else n
+
+    def step(pos: int) -> int:
+        nxt = units.next_end(pos, cfg.split_unit)
+        return peel.grow(nxt) if peel else nxt
+
     end = state.get("window_end")
     if end is None:
         end, tokens = cursor, 0
-        while end < n and tokens < cfg.min_chunk_tokens:
-            nxt = units.next_end(end, cfg.split_unit)
+        while end < stop and tokens < cfg.min_chunk_tokens:
+            nxt = step(end)
             tokens += count_tokens(text[end:nxt])
             end = nxt
         min_end, expansions = end, 0
     else:
         tokens = state["window_tokens"]
         for _ in range(cfg.expand_step):
-            if end >= n:
+            if end >= stop:
                 break
-            nxt = units.next_end(end, cfg.split_unit)
+            nxt = step(end)
             tokens += count_tokens(text[end:nxt])
             end = nxt
         min_end, expansions = state["min_end"], state["expansions"] + 1
     if cfg.boundary_mode == "candidates":
         # A window must hold a candidate cut (a peak of the signal past the minimum): while
         # it holds none, it grows by more than one unit per step, up to max_chunk_tokens.
-        rs = run_store(state, runtime)
         peaks = run_peaks(rs, cfg, state["doc_id"])
-        while end < n and tokens < cfg.max_chunk_tokens and not has_candidate(units, peaks, min_end, end):
-            nxt = units.next_end(end, cfg.split_unit)
+        allowed = peel.allows if peel else None
+        while end < stop and tokens < cfg.max_chunk_tokens and not has_candidate(
+                units, peaks, min_end, end, allowed):
+            nxt = step(end)
             tokens += count_tokens(text[end:nxt])
             end = nxt
     shown_end = end
     for _ in range(cfg.lookahead_units):
         shown_end = units.next_end(shown_end, "sentence")
-    return {
+    if peel:
+        shown_end = peel.clamp(shown_end)
+    update = {
         "window_end": end,
         "window_tokens": tokens,
         "min_end": min_end,
@@ -65,3 +84,10 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "boundary_status": None,
         "chunk_end": None,
     }
+    if peel and end >= stop and tokens < cfg.max_chunk_tokens and (
+            min_end >= stop
+            or (cfg.boundary_mode == "candidates" and not offered({**state, **update}, rs, cfg))):
+        # the rest of the section, with no cut to choose: one leaf, no LLM call
+        update.update({"boundary_status": "match", "chunk_end": stop, "chunk_outcome": "section",
+                       "forced": False, "stats": {"boundary.section": 1, "calls_saved.section": 1}})
+    return update

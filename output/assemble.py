@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chunker.grounding import grounded_slug
 from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
+from chunker.nodes.peel import block_structure, document_structure
 from chunker.output.slugs import SlugAllocator, sanitize
 from chunker.state.store import RunStore, node_id
 
@@ -16,6 +17,10 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
         if level > 0:
             records.extend(rs.get_node(node_id(level, i)) for i in range(count))
     parents = {c: r.id for r in records for c in r.children}
+    structure = document_structure(rs)  # Markdown: blocks' heading paths and titles
+    headed = block_structure(records, structure)
+    if structure is not None and structure.front_matter is not None:
+        meta = meta.model_copy(update={"front_matter": structure.front_matter.metadata})
     slugs = SlugAllocator(slug_max_length, taken)
     nodes = []
     pages: dict[str, tuple[int, int] | None] = {}  # a block spans its children's pages
@@ -31,7 +36,9 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
             span=r.span, original=r.original if r.is_leaf else None,
             rewritten=r.rewritten, summary=r.summary, slug=stem, filename=f"{folder}/{stem}.md",
             token_count=r.tokens, forced_split=r.forced_split, boundary=r.boundary,
-            pages=pages[r.id], scanned_pages=r.scanned_pages,
+            pages=pages[r.id], scanned_pages=r.scanned_pages, kind=r.kind,
+            header_path=headed[r.id][0] if r.id in headed else r.header_path,
+            title=headed[r.id][1] if r.id in headed else r.title,
         ))
     hierarchy = Hierarchy(root=root_id, nodes=nodes, meta=meta)
     check_lossless(hierarchy.leaves(), rs.text())

@@ -33,11 +33,19 @@ class TreeNode(BaseModel):
     scanned_pages: list[int] | None = Field(
         default=None, description="PDF leaves: scanned pages (no text layer) the leaf holds")
 
+    kind: str | None = Field(
+        default=None, description="Markdown leaves: prose, table, code, math, figure or mixed")
+    header_path: list[str] | None = Field(
+        default=None, description="Markdown documents: the heading chain, outermost first (a "
+                                  "block's is its children's common prefix)")
+    title: str | None = Field(
+        default=None, description="Markdown blocks that are exactly one heading's section: its title")
+
     @model_serializer(mode="wrap")
     def _omit_pdf_fields(self, handler):
         # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
         data = handler(self)
-        for key in ("pages", "scanned_pages"):
+        for key in ("pages", "scanned_pages", "kind", "header_path", "title"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -53,6 +61,16 @@ class RunMeta(BaseModel):
     stats: dict[str, int]
     started_at: str | None = None
     finished_at: str | None = None
+    front_matter: dict | None = Field(
+        default=None, description="Markdown documents: the YAML front matter's mapping")
+
+    @model_serializer(mode="wrap")
+    def _omit_front_matter(self, handler):
+        # documents without front matter: hierarchy.json stays as it was, byte for byte
+        data = handler(self)
+        if data.get("front_matter") is None:
+            data.pop("front_matter", None)
+        return data
 
 
 class Hierarchy(BaseModel):

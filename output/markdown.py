@@ -59,8 +59,12 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         meta["pages"] = list(node.pages)
     if node.scanned_pages:
         meta["scanned_pages"] = node.scanned_pages
+    for key in ("title", "kind", "header_path"):  # Markdown documents only
+        if getattr(node, key) is not None:
+            meta[key] = getattr(node, key)
     up = link(nodes[node.parent]) if node.parent else "[[index|Document overview]]"
-    lines = [frontmatter(meta), f"# {label(node.summary)}\n", f"Up: {up}"]
+    heading = f"{label(node.title)}: {label(node.summary)}" if node.title else label(node.summary)
+    lines = [frontmatter(meta), f"# {heading}\n", f"Up: {up}"]
     prev, nxt = siblings.get(node.id, (None, None))
     if prev:
         lines.append(f"Previous: {link(prev)}")

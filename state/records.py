@@ -41,6 +41,12 @@ class NodeRecord(BaseModel):
     call_id: int | None = None
     """The call log's id of the answer that wrote this node (rewrite or synthesis)."""
     children: list[str] = Field(default_factory=list)
+    kind: str | None = None
+    """Markdown leaves: prose, table, code, math, figure or mixed; None for plain text."""
+    header_path: list[str] | None = None
+    """Markdown leaves: the heading chain from the outermost down; None for plain text."""
+    title: str | None = None
+    """A block that is exactly one heading's section: that heading's title."""
     pages: tuple[int, int] | None = None
     """PDF runs: the first and last 1-based page the node's text lies on; None for text."""
     scanned_pages: list[int] | None = None

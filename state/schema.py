@@ -45,6 +45,8 @@ class ChunkerState(TypedDict, total=False):
     """Namespaces this run's store records (drawn once by load_document)."""
     doc_id: str
     doc_chars: int
+    strategy: str
+    """flat | peel | full (see ChunkerSettings.strategy); the structure itself is in the store."""
     # phase 1: the window [cursor, window_end) and the chunk being decided
     cursor: int
     window_end: int

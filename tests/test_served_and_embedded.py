@@ -27,7 +27,8 @@ TEXT = ("Cinderella's mother died. Her father married again. The stepsisters wer
 def test_prompts_have_their_placeholders():
     expected = {
         "system": {"background"}, "completeness": {"window", "lookahead"},
-        "boundary_retry": {"window", "lookahead", "bad_phrase"}, "rewrite": {"chunk"},
+        "boundary_retry": {"window", "lookahead", "bad_phrase"}, "rewrite": {"chunk", "header_path"},
+        "rewrite_summarize": {"chunk", "header_path"},
         "summarize": {"chunk"}, "group": {"items", "count", "min_group_size", "max_group_size", "hints", "nudge"},
         "synthesize": {"children"}, "repair": {"error"},
         "completeness_candidates": {"window", "lookahead", "numbers"},
@@ -37,7 +38,7 @@ def test_prompts_have_their_placeholders():
         assert prompts.placeholders(name) == keys, name
     with pytest.raises(KeyError):
         prompts.render("rewrite")
-    assert "$ {x}" in prompts.render("rewrite", chunk="$ {x}")  # document text is never re-parsed
+    assert "$ {x}" in prompts.render("rewrite", chunk="$ {x}", header_path="")  # document text is never re-parsed
 
 
 def test_embedded_as_a_subgraph():
