@@ -59,7 +59,7 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
     rows = [("leaves", stats.get("leaves", 0))]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
     rows += [("forced splits", stats.get("forced_splits", 0))]
-    for outcome in ("match", "retry_match", "window", "end", "fallback", "miss", "incomplete"):
+    for outcome in ("match", "retry_match", "deepest", "section", "end", "fallback", "miss", "incomplete"):
         rows.append((f"boundary {outcome}", stats.get(f"boundary.{outcome}", 0)))
     rows += sorted((f"LLM calls: {k[6:]}", v) for k, v in stats.items() if k.startswith("calls."))
     rows += [("prompt tokens", stats.get("tokens.prompt", 0)),

@@ -38,7 +38,7 @@ class Fallback:
 
 
 FALLBACKS: dict[str, Fallback] = {
-    "boundary": Fallback("a sentence end", "finding boundaries"),
+    "boundary": Fallback("the signal's deepest cut", "choosing boundaries"),
     "rewrite": Fallback("the original text", "rewriting"),
     "summarize": Fallback("an extractive summary", "summarising"),
     "synthesize": Fallback("the children's summaries", "synthesising blocks"),
@@ -69,7 +69,7 @@ def fallback_advice(counts: Mapping[str, TaskCounts], *, model: str | None = Non
 
 # A run's stats keys per task: task -> (keys counted as kept, stats keys counted as fell back)
 _OUTCOMES = {
-    "boundary": (("boundary.match", "boundary.retry_match"), ("boundary.fallback",)),
+    "boundary": (("boundary.match", "boundary.retry_match"), ("boundary.fallback", "boundary.deepest")),
     "rewrite": (("kept.rewrite",), ("fallback.rewrite",)),
     "summarize": (("kept.summary",), ("fallback.summary",)),
     "group": (("kept.group",), ("group.fallback",)),

@@ -63,6 +63,13 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
             cut = next((c for c in offered(state, rs, cfg) if c.number == number), None)
             if cut is not None and count_tokens(text[cursor:cut.offset]) <= cfg.max_chunk_tokens:
                 return accept(cut.offset, "retry_match" if retried else "match")
+        if complete is True and number is None:
+            # "complete" but no cut named: the model agrees the thought ends here and leaves
+            # the choice to the signal. The deepest cut in the window, without a retry
+            # (asking a model that named none to name one rarely helps; it costs a call).
+            cut = deepest_in_window(state, rs, cfg)
+            if cut is not None:
+                return accept(cut.offset, "deepest")
         # no answer, or a number that was not offered
         return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
     phrase = (phrase or "").strip()

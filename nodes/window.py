@@ -40,6 +40,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         return peel.grow(nxt) if peel else nxt
 
     end = state.get("window_end")
+    grown_from = end  # after an "incomplete" answer, the window must offer a new cut
     if end is None:
         end, tokens = cursor, 0
         while end < stop and tokens < cfg.min_chunk_tokens:
@@ -57,12 +58,15 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
             end = nxt
         min_end, expansions = state["min_end"], state["expansions"] + 1
     if cfg.boundary_mode == "candidates":
-        # A window must hold a candidate cut (a peak of the signal past the minimum): while
-        # it holds none, it grows by more than one unit per step, up to max_chunk_tokens.
+        # A window must hold a candidate cut (a peak of the signal past the minimum), and
+        # after an "incomplete" answer one it did not hold before (asking again about the same
+        # cuts would waste a call): until it does, it grows by more than one unit per step,
+        # up to max_chunk_tokens.
         peaks = run_peaks(rs, cfg, state["doc_id"])
         allowed = peel.allows if peel else None
+        lo = min_end if grown_from is None else max(min_end, grown_from + 1)
         while end < stop and tokens < cfg.max_chunk_tokens and not has_candidate(
-                units, peaks, min_end, end, allowed):
+                units, peaks, lo, end, allowed):
             nxt = step(end)
             tokens += count_tokens(text[end:nxt])
             end = nxt
