@@ -15,7 +15,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store, settings
 from chunker.nodes.grouping import grouped_items
-from chunker.nodes.sections import has_breaks, level_after, section_groups, section_problem, start_levels
+from chunker.nodes.sections import has_breaks, section_groups, section_problem
 from chunker.state.schema import ChunkerState
 
 
@@ -37,8 +37,8 @@ def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
     if level is not None and state.get("strategy") == "peel":
-        items, _ = grouped_items(state, run_store(state, runtime), level, cfg.min_group_size,
-                                 cfg.max_group_size)
+        items, _, _ = grouped_items(state, run_store(state, runtime), level, cfg.min_group_size,
+                                    cfg.max_group_size)
         if len(items) < cfg.min_group_size:  # wait until the open section closes
             level = None
     return {"agg_level": level, **fresh_grouping()}
@@ -75,18 +75,14 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
     groups = state.get("proposed")
     problem = grouping_problem(groups, len(items), cfg.min_group_size)
     crossing = None
     if problem is None and starts is not None:
-        ids = [nid for nid, _ in state["pending"][level]]
-        rest = state["pending"][level][ids.index(items[-1][0]) + 1:]
-        after = (start_levels(rs, state["doc_id"], rest)[0] if rest
-                 else level_after(rs, state, level))
         crossing = section_problem(groups, starts, after)
         best = section_groups(starts, state.get("group_dips") or [], cfg.min_group_size,
-                              cfg.max_group_size)
+                              cfg.max_group_size, after)
         if crossing and section_problem(best, starts, after) is None:
             problem = crossing  # a grouping that keeps sections apart exists: ask for it
     if problem:
@@ -115,12 +111,12 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
     ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
     if starts is not None and has_breaks(starts):  # split at the sections first
         groups = [[ids[i] for i in g] for g in section_groups(starts, dips, cfg.min_group_size,
-                                                               cfg.max_group_size)]
+                                                               cfg.max_group_size, after)]
     elif len(dips) == len(ids) - 1:
         groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, cfg.min_group_size,
                                                               cfg.max_group_size)]

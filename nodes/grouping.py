@@ -29,11 +29,11 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
     n = len(items)
     if n < 2 * cfg.min_group_size:
         if starts is not None and has_breaks(starts):
-            return {"proposed": section_groups(starts, [], cfg.min_group_size, cfg.max_group_size),
+            return {"proposed": section_groups(starts, [], cfg.min_group_size, cfg.max_group_size, after),
                     "stats": {"group.sections": 1}}
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
     rs = rs or run_store(state, runtime)
@@ -44,7 +44,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         embeddings = get_embeddings(cfg.embeddings) if cfg.embeddings else None
         dips = summary_dips(summaries, embeddings) if embeddings is not None else []
     if starts is not None and has_breaks(starts):  # the headings decide: no call
-        return {"proposed": section_groups(starts, dips, cfg.min_group_size, cfg.max_group_size),
+        return {"proposed": section_groups(starts, dips, cfg.min_group_size, cfg.max_group_size, after),
                 "group_dips": dips, "stats": {"group.sections": 1}}
     user = prompts.render("group", items="\n".join(lines), count=n,
                           min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
@@ -58,20 +58,20 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
 
 
 def grouped_items(state: ChunkerState, rs, level: int, min_group_size: int, max_group_size: int
-                  ) -> tuple[list, list[int | None] | None]:
+                  ) -> tuple[list, list[int | None] | None, int | None]:
     """The level's pending items that a sweep groups (all but the run of a section still
-    being read, see `nodes/sections.py`), and their section break levels (None without
-    structure)."""
+    being read, see `nodes/sections.py`), their section break levels, and the break level
+    right after them (both None without structure)."""
     items = state["pending"][level]
     if state.get("strategy") != "peel":  # plain text, and flat (one block, no sweeps)
-        return items, None
+        return items, None, None
     starts = start_levels(rs, state["doc_id"], items)
     if starts is None:
-        return items, None
-    n = swept_count(starts, level_after(rs, state, level), min_group_size, max_group_size,
-                    bool(state.get("finalizing")))
+        return items, None, None
+    end = level_after(rs, state, level)
+    n = swept_count(starts, end, min_group_size, max_group_size, bool(state.get("finalizing")))
     head = promoted_count(starts[:n], min_group_size)
-    return items[head:n], starts[head:n]
+    return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
 
 
 def break_hints(dips: list[float], n: int, max_group_size: int) -> str:

@@ -83,16 +83,16 @@ def swept_count(starts: Sequence[int | None], after: int | None, min_size: int, 
                 finalizing: bool) -> int:
     """How many leading items a sweep groups (0: wait for the open section to close).
 
-    All of them when their last section is closed (the next item starts at a heading, or
-    the document ends), when there is no break among them, or at the end. Otherwise the
-    items before the open section's run, when they can be grouped keeping sections apart;
-    else all of them once the open run has reached `max_size` items (pending must not
-    grow without bound); else none yet."""
+    All of them when their last section is closed (the next item starts at a heading of
+    the same or a higher level, or the document ends), when there is no break among them,
+    or at the end. Otherwise (the last section goes on, in its text or in a subsection)
+    the items before its run, when they can be grouped keeping sections apart; else all
+    of them once that run has reached `max_size` items (pending must not grow without
+    bound); else none yet."""
     n = len(starts)
-    if finalizing or after is not None:
-        return n
     last = max((j for j in range(1, n) if starts[j] is not None), default=0)
-    if last == 0:
+    own = starts[last]
+    if finalizing or last == 0 or (after is not None and (own is None or after <= own)):
         return n
     prefix = starts[:last]
     if last >= min_size and section_problem(
@@ -110,8 +110,10 @@ def promoted_count(starts: Sequence[int | None], min_size: int) -> int:
 
 
 def section_groups(starts: Sequence[int | None], dips: Sequence[float], min_size: int,
-                   max_size: int) -> list[list[int]]:
-    """Consecutive groups of items 0..n-1 that follow the section breaks."""
+                   max_size: int, after: int | None = None) -> list[list[int]]:
+    """Consecutive groups of items 0..n-1 that follow the section breaks: whole sections
+    packed together up to `max_size` items where the rule allows (`after`: the break level
+    after the last item), a section too large for one group split at the deepest dips."""
     n = len(starts)
     cuts = [j for j in range(1, n) if starts[j] is not None]
     runs = [list(range(a, b)) for a, b in zip([0] + cuts, cuts + [n])]
@@ -126,8 +128,16 @@ def section_groups(starts: Sequence[int | None], dips: Sequence[float], min_size
         else:
             merged.append(run)
         i += 1
-    groups: list[list[int]] = []
+    bounds = list(starts) + [after]
+    packed: list[list[int]] = []
     for run in merged:
+        if packed and len(packed[-1]) + len(run) <= max_size and section_problem(
+                [packed[-1] + run], bounds[:run[-1] + 1], bounds[run[-1] + 1]) is None:
+            packed[-1] = packed[-1] + run  # sibling sections share a block
+        else:
+            packed.append(run)
+    groups: list[list[int]] = []
+    for run in packed:
         if len(run) <= max_size:
             groups.append(run)
             continue

@@ -53,3 +53,44 @@ def test_phrases_inside_a_word_or_before_the_minimum_never_cut_there(text, fault
         assert not (text[end - 1].isalnum() and text[end].isalnum()), leaf
         if leaf["boundary"] in ("match", "retry_match"):
             assert count_tokens(leaf["original"]) >= 8 - 1, leaf
+
+
+# Markdown-like input (issue 13): headings of both styles, fences holding heading-like lines,
+# pipe tables (some larger than max_chunk_tokens), display math, figures, front matter.
+_md_words = st.lists(st.sampled_from(["alpha", "Beta", "gamma", "delta.", "x1", "naïve", "end."]),
+                     min_size=1, max_size=30).map(" ".join)
+_md_blocks = st.one_of(
+    st.builds(lambda lvl, w: "#" * lvl + " " + w + "\n", st.integers(1, 6), _md_words),
+    st.builds(lambda w, c: w + "\n" + c * 3 + "\n", _md_words, st.sampled_from("=-")),
+    _md_words.map(lambda w: w + "\n"),
+    st.builds(lambda w: "```\n# not a heading\n" + w + "\n```\n", _md_words),
+    st.builds(lambda rows: "| a | b |\n|---|---|\n" + "".join(f"| r{i} alpha beta | {i} |\n"
+                                                              for i in range(rows)),
+              st.integers(1, 30)),
+    st.just("$$\nE = mc^2\n$$\n"),
+    st.just("![a figure](fig.png)\n"),
+    st.just("\n"),
+)
+md_texts = st.builds(lambda fm, blocks: fm + "\n".join(blocks),
+                     st.sampled_from(["", "---\ntitle: T\n---\n"]),
+                     st.lists(_md_blocks, min_size=1, max_size=25)).filter(lambda t: t.strip())
+
+
+@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(text=md_texts, faults=fault_sets, seed=st.integers(0, 5))
+def test_markdown_is_lossless_and_never_cut_inside_a_unit_or_across_a_heading(text, faults, seed):
+    from chunker.document.structure import parse_structure, safe_cut, table_row_cuts
+
+    max_tokens = 40
+    out, _ = run_text(text, scripted(faults=faults, seed=seed), structure="markdown", strategy="peel",
+                      min_chunk_tokens=5, max_chunk_tokens=max_tokens, max_expansion_attempts=3,
+                      summary_count_threshold=3, background_budget_tokens=30)
+    assert_lossless(out["tree"], text)
+    structure = parse_structure(text)
+    big_table_rows = {cut for u in structure.atomic_units
+                      if u.kind == "table" and count_tokens(text[u.start:u.end]) > max_tokens
+                      for cut in table_row_cuts((u.start, u.end), text)}
+    for leaf in leaves(out["tree"]):
+        start, end = leaf["span"]
+        assert safe_cut(end, structure) or end in big_table_rows, leaf
+        assert not any(start < h.start < end for h in structure.headings), leaf

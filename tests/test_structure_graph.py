@@ -193,8 +193,12 @@ def test_section_rule_and_groups():
     assert section_problem([[0, 1, 2], [3, 4, 5]], starts, None) is not None
     assert section_problem([[0, 1, 2, 3, 4], [5]], starts, None) is None  # whole sections
     assert section_problem([[0, 1, 2, 3]], starts[:4] + [], None) is not None
-    groups = section_groups(starts + [None], [0.0] * 6, 2, 5)
-    assert groups == [[0, 1, 2], [3, 4], [5, 6]]
+    # whole sibling sections share a block up to max_group_size; a level-1 section does not
+    assert section_groups(starts + [None], [0.0] * 6, 2, 5) == [[0, 1, 2, 3, 4], [5, 6]]
+    assert section_groups(starts + [None], [0.0] * 6, 2, 4) == [[0, 1, 2], [3, 4], [5, 6]]
+    # the run of a section still being read (after=None) is never packed with the one before
+    assert section_groups([2, None, 2, None], [0.0] * 3, 2, 5, after=None) == [[0, 1], [2, 3]]
+    assert section_groups([2, None, 2, None], [0.0] * 3, 2, 5, after=2) == [[0, 1, 2, 3]]
     # a one-item section joins the sibling after it, not the bigger section before
     assert section_groups([2, None, 3, 3, None], [0.0] * 4, 2, 5) == [[0, 1], [2, 3, 4]]
 
