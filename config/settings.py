@@ -66,8 +66,8 @@ class ChunkerSettings:
     default `auto`: `local` when installed, else `lexical`."""
     structure: StructureMode = "auto"
     """How the document's Markdown structure is read. `auto`: a file ending in .md or
-    .markdown is parsed as Markdown, and so is text passed directly whose parse finds an
-    ATX heading (`# Title`); any other input is plain text. `markdown`: always parse.
+    .markdown is parsed as Markdown; any other input, text passed directly included, is
+    plain text (no content sniffing: a `#` line may be a hashtag). `markdown`: always parse.
     `none`: never (today's plain-text path). Parsed headings start leaves and bound
     windows; tables, code, display math and figures are never cut (see `nodes/peel.py`)."""
     strategy: Strategy = "auto"
@@ -97,6 +97,11 @@ class ChunkerSettings:
     """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
     summarize_chunk then only validates them). Profile default: on for medium and large
     models, off for the tiny one (one task per call suits a 135M model better)."""
+
+    extractive_summaries: bool | None = None
+    """Extract leaf summaries and block texts and summaries (LexRank) instead of asking the
+    model. Profile default: on for the tiny profile, whose model measurably never passes the
+    grounding check; off elsewhere (a model's rejected summary falls back the same way)."""
 
     background_budget_tokens: int | None = None
     """Hard cap, in rendered tokens, on the background injected into completeness,

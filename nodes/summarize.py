@@ -32,6 +32,8 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     record = rs.get_node(node_id(0, index))
     if cfg.combine_rewrite_and_summary:  # the rewrite call already answered
         summary, slug_hint, stats, log_id = record.summary_hint, record.slug_hint, {}, record.call_id
+    elif cfg.extractive_summaries:  # the profile's model never writes a usable summary
+        summary, slug_hint, stats, log_id = "", "", {"extractive.summary": 1}, None
     else:
         background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
         result = call_llm(cfg, node="summarize_chunk", task="summarize",
@@ -51,7 +53,8 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         summary = (extractive_summary(record.original or record.rewritten, max_chars=cfg.summary_max_chars,
                                       policy=cfg.grounding())
                    or cap_text(clean_line(record.original or ""), cfg.summary_max_chars))
-        stats["fallback.summary"] = 1
+        if not cfg.extractive_summaries:
+            stats["fallback.summary"] = 1
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),
                                        "slug_hint": slug_hint, "summary_kept": kept})
     rs.put_node(record)

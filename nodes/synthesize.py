@@ -15,7 +15,7 @@ from chunker import prompts
 from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.llm.invoke import call_llm
+from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding import summary_of_summaries
 from chunker.nodes.common import cap_text, clean_line, run_store, settings
 from chunker.nodes.grounded import grounded
@@ -44,19 +44,24 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     latest = list(state.get("latest") or [])
     background = block_background(rs, cfg, level - 1, latest)
     full_budget = cfg.model_window // 2 if level <= cfg.synthesize_full_text_levels else 0
-    user = prompts.render("synthesize", children=children_text(children, full_budget))
-    result = call_llm(cfg, node="synthesize_block", task="synthesize", user=user,
-                      background=background, writer=runtime.stream_writer, memo=rs)
+    if cfg.extractive_summaries:  # the profile's model never writes a usable synthesis
+        result = CallResult(parsed=None, stats={"extractive.synthesize": 1})
+    else:
+        user = prompts.render("synthesize", children=children_text(children, full_budget))
+        result = call_llm(cfg, node="synthesize_block", task="synthesize", user=user,
+                          background=background, writer=runtime.stream_writer, memo=rs)
     stats = dict(result.stats)
     answer = result.parsed
     block_text = (answer.rewritten.strip() if answer else "")
     summary = clean_line(answer.summary if answer else "")
     evidence = [c.rewritten for c in children] + [c.summary for c in children]
+    asked = not cfg.extractive_summaries
     if grounded(cfg, "synthesize", block_text, evidence, stats, result.log_id):
         stats["kept.synthesize"] = 1
     else:  # the children's own summaries, in order, say what the section holds
         block_text = "\n\n".join(c.summary for c in children)
-        stats["fallback.synthesize"] = 1
+        if asked:
+            stats["fallback.synthesize"] = 1
     summary_kept = grounded(cfg, "block_summary", summary, evidence, stats, result.log_id)
     if summary_kept:
         summary = cap_text(summary, cfg.summary_max_chars)
@@ -64,7 +69,8 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     else:
         summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.summary_max_chars,
                                        policy=cfg.grounding()) or children[0].summary
-        stats["fallback.block_summary"] = 1
+        if asked:
+            stats["fallback.block_summary"] = 1
 
     counts = list(state["block_counts"])
     pending = [list(items) for items in state["pending"]]

@@ -77,3 +77,18 @@ def test_the_quick_start_index_has_no_invented_names_or_numbers(tmp_path):
                     if w in names_and_numbers and w not in source_words}
         assert not invented, (node["id"], invented)
     assert json.dumps(out["tree"]).count("Hamlet") == 0
+
+
+def test_extractive_summaries_ask_the_model_nothing(tmp_path):
+    # the tiny profile's setting: summaries and block texts are extracted, without a call
+    text = CINDERELLA.read_text()
+    out, _ = run_text(text, model=scripted(summary=INVENTED), extractive_summaries=True,
+                      combine_rewrite_and_summary=False, min_chunk_tokens=150, max_chunk_tokens=500,
+                      summary_count_threshold=3)
+    stats = out["stats"]
+    assert "calls.summarize" not in stats and "calls.synthesize" not in stats
+    assert stats["extractive.summary"] == stats["leaves"] and stats["extractive.synthesize"] > 0
+    assert "fallback.summary" not in stats  # nothing was asked, so nothing fell back
+    for leaf in leaves(out["tree"]):
+        first = re.split(r"(?<=[.!?])\s", leaf["summary"])[0].rstrip(".!?")
+        assert first[:40] in " ".join(leaf["original"].split())
