@@ -37,8 +37,7 @@ def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
     if level is not None and state.get("strategy") == "peel":
-        items, _, _ = grouped_items(state, run_store(state, runtime), level, cfg.min_group_size,
-                                    cfg.max_group_size)
+        items, _, _ = grouped_items(state, run_store(state, runtime), level, cfg)
         if len(items) < cfg.min_group_size:  # wait until the open section closes
             level = None
     return {"agg_level": level, **fresh_grouping()}
@@ -75,7 +74,7 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg)
     groups = state.get("proposed")
     problem = grouping_problem(groups, len(items), cfg.min_group_size)
     crossing = None
@@ -111,7 +110,7 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg)
     ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
     if starts is not None and has_breaks(starts):  # split at the sections first

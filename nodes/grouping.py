@@ -29,7 +29,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     cfg = settings(runtime)
     level = state["agg_level"]
     rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg.min_group_size, cfg.max_group_size)
+    items, starts, after = grouped_items(state, rs, level, cfg)
     n = len(items)
     if n < 2 * cfg.min_group_size:
         if starts is not None and has_breaks(starts):
@@ -57,7 +57,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}
 
 
-def grouped_items(state: ChunkerState, rs, level: int, min_group_size: int, max_group_size: int
+def grouped_items(state: ChunkerState, rs, level: int, cfg: ChunkerSettings
                   ) -> tuple[list, list[int | None] | None, int | None]:
     """The level's pending items that a sweep groups (all but the run of a section still
     being read, see `nodes/sections.py`), their section break levels, and the break level
@@ -69,8 +69,9 @@ def grouped_items(state: ChunkerState, rs, level: int, min_group_size: int, max_
     if starts is None:
         return items, None, None
     end = level_after(rs, state, level)
-    n = swept_count(starts, end, min_group_size, max_group_size, bool(state.get("finalizing")))
-    head = promoted_count(starts[:n], min_group_size)
+    n = swept_count(starts, end, cfg.min_group_size, cfg.max_group_size, cfg.summary_count_threshold,
+                    bool(state.get("finalizing")))
+    head = promoted_count(starts[:n], cfg.min_group_size)
     return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
 
 

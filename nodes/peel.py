@@ -33,18 +33,18 @@ def markdown_structure(cfg: ChunkerSettings, path: str | None, text: str) -> Doc
     """The parse of a Markdown document, or None when the input is not read as Markdown.
 
     `structure="markdown"` always parses; `"none"` never does; `"auto"` parses a file whose
-    name ends in .md or .markdown, and text passed directly when its parse finds an ATX
-    heading (`# Title`): plain text would otherwise read indented lines as code blocks and
-    a line of dashes under a paragraph as a Setext heading.
+    name ends in .md or .markdown and nothing else: text passed directly (served, embedded,
+    `run_text`) is plain unless the caller says `structure="markdown"`. Sniffing content
+    would misread plain text: a line starting with `#` (a hashtag, a shell comment) would
+    become a heading, indented lines code blocks, a line of dashes a Setext underline.
     """
     if cfg.structure == "none":
         return None
     if cfg.structure == "markdown":
         return parse_structure(text)
-    if path:
-        return parse_structure(text) if PurePath(path).suffix.lower() in MARKDOWN_SUFFIXES else None
-    parsed = parse_structure(text)
-    return parsed if any(h.style == "atx" for h in parsed.headings) else None
+    if path and PurePath(path).suffix.lower() in MARKDOWN_SUFFIXES:
+        return parse_structure(text)
+    return None
 
 
 def is_structured(structure: DocumentStructure | None) -> bool:

@@ -80,15 +80,15 @@ def section_problem(groups: list[list[int]], starts: Sequence[int | None], after
 
 
 def swept_count(starts: Sequence[int | None], after: int | None, min_size: int, max_size: int,
-                finalizing: bool) -> int:
+                max_pending: int, finalizing: bool) -> int:
     """How many leading items a sweep groups (0: wait for the open section to close).
 
     All of them when their last section is closed (the next item starts at a heading of
     the same or a higher level, or the document ends), when there is no break among them,
     or at the end. Otherwise (the last section goes on, in its text or in a subsection)
     the items before its run, when they can be grouped keeping sections apart; else all
-    of them once that run has reached `max_size` items (pending must not grow without
-    bound); else none yet."""
+    of them once the level holds `max_pending` items (the count threshold: the state
+    stays bounded); else none yet."""
     n = len(starts)
     last = max((j for j in range(1, n) if starts[j] is not None), default=0)
     own = starts[last]
@@ -98,7 +98,7 @@ def swept_count(starts: Sequence[int | None], after: int | None, min_size: int, 
     if last >= min_size and section_problem(
             section_groups(prefix, [], min_size, max_size), prefix, starts[last]) is None:
         return last
-    return n if n - last >= max_size else 0
+    return n if n >= max_pending else 0
 
 
 def promoted_count(starts: Sequence[int | None], min_size: int) -> int:

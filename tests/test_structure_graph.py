@@ -153,7 +153,7 @@ def test_the_adaptive_rule_at_its_thresholds():
 
 def test_flat_builds_one_block_over_all_leaves():
     text = "".join(f"## Part {i}\n\n{para(f'part{i}', 5)}\n\n" for i in range(7))
-    out, _ = run_text(text, **{**SMALL, "structure": "auto"})
+    out, _ = run_text(text, **{**SMALL, "structure": "markdown"})
     tree = out["tree"]
     assert out["stats"]["strategy.flat"] == 1 and "calls.group" not in out["stats"]
     root = next(n for n in tree["nodes"] if n["id"] == tree["root"])
@@ -221,3 +221,16 @@ def test_resume_in_the_middle_of_a_section_equals_an_uninterrupted_run():
     out = graph.invoke(None, config, context=ctx)
     assert [(n["id"], n["span"], n["rewritten"], n.get("title")) for n in out["tree"]["nodes"]] == \
         [(n["id"], n["span"], n["rewritten"], n.get("title")) for n in reference["nodes"]]
+
+
+def test_auto_reads_markdown_by_the_file_name_only():
+    from chunker.nodes.peel import markdown_structure
+
+    text = "# Title\n\n    indented, not code in a .txt\n"
+    auto, forced = ChunkerSettings(model="scripted"), ChunkerSettings(model="scripted", structure="markdown")
+    assert markdown_structure(auto, "notes.md", text).headings[0].title == "Title"
+    assert markdown_structure(auto, "NOTES.Markdown", text) is not None
+    assert markdown_structure(auto, "notes.txt", text) is None
+    assert markdown_structure(auto, None, text) is None  # text passed directly: plain
+    assert markdown_structure(forced, None, text) is not None
+    assert markdown_structure(ChunkerSettings(model="scripted", structure="none"), "a.md", text) is None
