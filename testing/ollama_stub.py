@@ -53,6 +53,7 @@ class OllamaStub:
         self.served_errors = 0      # HTTP 5xx answers given
         self.dropped = 0            # connections closed without an answer
         self.content: str | None = None  # override the answer text (e.g. invalid JSON)
+        self.embed_delay_s = 0.0    # sleep this long before each /api/embed answer
         self._server = _QuietServer(("127.0.0.1", 0), self._handler())
         self._server.daemon_threads = True
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
@@ -70,6 +71,10 @@ class OllamaStub:
         self._server.shutdown()
         self._server.server_close()
 
+    def serves(self, name: str | None) -> bool:
+        """Like Ollama: a name without a tag means its `:latest`."""
+        return bool(name) and (name in self.models or f"{name}:latest" in self.models)
+
     def chat_requests(self) -> list[dict]:
         return [r for r in self.requests if r.get("_path") == "/api/chat"]
 
@@ -81,7 +86,7 @@ class OllamaStub:
         [-1, 1]); equal texts get equal vectors, nothing else is meant by them."""
         import hashlib
 
-        if request.get("model") not in self.models:
+        if not self.serves(request.get("model")):
             return 404, json.dumps({"error": f"model '{request.get('model')}' not found"}).encode()
         texts = request.get("input") or []
         texts = [texts] if isinstance(texts, str) else texts
@@ -126,6 +131,7 @@ class OllamaStub:
                 request["_at"] = time.monotonic()
                 stub.requests.append(request)
                 if self.path == "/api/embed":
+                    time.sleep(stub.embed_delay_s)
                     return self._send(*stub._embed(request))
                 if self.path != "/api/chat":
                     return self._send(404, b'{"error": "not found"}')
@@ -142,7 +148,7 @@ class OllamaStub:
                     stub.fail_next = max(0, stub.fail_next - 1)
                     stub.served_errors += 1
                     return self._send(500, b'{"error": "stub: simulated server error"}')
-                if request.get("model") not in stub.models:
+                if not stub.serves(request.get("model")):
                     return self._send(404, json.dumps(
                         {"error": f"model '{request.get('model')}' not found"}).encode())
                 content = stub._answer(request)
