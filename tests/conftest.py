@@ -108,3 +108,59 @@ def check_markdown_tree(out: Path, users: tuple[str, ...] = ()) -> None:
 @pytest.fixture
 def cinderella() -> str:
     return CINDERELLA.read_text(encoding="utf-8")
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest.fixture(scope="session")
+def langgraph_dev(tmp_path_factory):
+    """`langgraph dev` serving langgraph.json's graphs (started once per test session);
+    yields its URL. Skips when langgraph-cli is not installed."""
+    import os
+    import shutil
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    import httpx
+
+    langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
+    if langgraph is None:
+        pytest.skip("langgraph-cli is not installed (pip install -e '.[dev]')")
+    log_path = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
+    port = free_port()
+    with open(log_path, "w") as log:
+        server = subprocess.Popen([langgraph, "dev", "--no-browser", "--no-reload", "--port", str(port)],
+                                  cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
+                                  env={**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "1"},
+                                  start_new_session=True)
+    try:
+        url = f"http://127.0.0.1:{port}"
+        for _ in range(240):
+            try:
+                if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
+                    break
+            except httpx.HTTPError:
+                pass
+            if server.poll() is not None:
+                break
+            time.sleep(0.5)
+        else:
+            pytest.fail("langgraph dev did not answer /ok")
+        assert server.poll() is None, log_path.read_text()[-3000:]
+        yield url
+    finally:
+        os.killpg(server.pid, signal.SIGTERM)
+        try:
+            server.wait(timeout=20)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.pid, signal.SIGKILL)
+            server.wait()
+

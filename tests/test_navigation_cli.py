@@ -4,18 +4,12 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
 import subprocess
 import sys
-import time
-from pathlib import Path
 
-import httpx
 import pytest
 
 from chunker.navigation import open_tree
-from conftest import ROOT
 from test_navigation_trees import build_cinderella, chunker_cli
 
 FIELDS = {"question", "answer", "path", "leaves", "tokens_read", "status"}
@@ -70,58 +64,20 @@ def test_bad_input_is_one_line_and_exit_2(tree_dir, tmp_path, args, message):
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""
 
 
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.mark.slow
-def test_navigator_served_by_langgraph_dev(tree_dir, tmp_path):
-    langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
-    if langgraph is None:
-        pytest.skip("langgraph-cli is not installed (pip install -e '.[dev]')")
+def test_navigator_served_by_langgraph_dev(tree_dir, langgraph_dev):
     from langgraph_sdk import get_sync_client
 
-    port = _free_port()
-    log = open(tmp_path / "server.log", "w")
-    server = subprocess.Popen([langgraph, "dev", "--no-browser", "--no-reload", "--port", str(port)],
-                              cwd=ROOT, stdout=log, stderr=subprocess.STDOUT,
-                              env={**os.environ, "LANGGRAPH_NO_VERSION_CHECK": "1"},
-                              start_new_session=True)
-    try:
-        url = f"http://127.0.0.1:{port}"
-        for _ in range(240):
-            try:
-                if httpx.get(f"{url}/ok", timeout=1).status_code == 200:
-                    break
-            except httpx.HTTPError:
-                pass
-            if server.poll() is not None:
-                break
-            time.sleep(0.5)
-        else:
-            pytest.fail("langgraph dev did not answer /ok")
-        assert server.poll() is None, (tmp_path / "server.log").read_text()[-3000:]
-        client = get_sync_client(url=url)
-        assert {"chunker", "navigator"} <= {a["graph_id"] for a in client.assistants.search()}
-        thread = client.threads.create()
-        tree = open_tree(tree_dir)
-        result = client.runs.wait(thread["thread_id"], "navigator",
-                                  input={"question": 'Where does it say "the shoe was too small"?',
-                                         "tree_dir": str(tree_dir)},
-                                  context={"model": "scripted", "embeddings": "none",
-                                           "max_leaves": 40, "budget_tokens": 100000})
-        assert result["status"] == "answered", result
-        assert result["path"][0] == tree.root_id
-        assert "the shoe was too small" in " ".join(tree.node(result["leaves"][-1]).original.split())
-        assert result["tokens_read"] > 0 and set(FIELDS) - {"question"} <= set(result)
-    finally:
-        os.killpg(server.pid, signal.SIGTERM)
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            os.killpg(server.pid, signal.SIGKILL)
-        log.close()
+    client = get_sync_client(url=langgraph_dev)
+    assert {"chunker", "navigator"} <= {a["graph_id"] for a in client.assistants.search()}
+    thread = client.threads.create()
+    tree = open_tree(tree_dir)
+    result = client.runs.wait(thread["thread_id"], "navigator",
+                              input={"question": 'Where does it say "the shoe was too small"?',
+                                     "tree_dir": str(tree_dir)},
+                              context={"model": "scripted", "embeddings": "none",
+                                       "max_leaves": 40, "budget_tokens": 100000})
+    assert result["status"] == "answered", result
+    assert result["path"][0] == tree.root_id
+    assert "the shoe was too small" in " ".join(tree.node(result["leaves"][-1]).original.split())
+    assert result["tokens_read"] > 0 and set(FIELDS) - {"question"} <= set(result)
