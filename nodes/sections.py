@@ -95,7 +95,8 @@ def swept_count(starts: Sequence[int | None], after: int | None, min_size: int, 
     if finalizing or last == 0 or (after is not None and (own is None or after <= own)):
         return n
     prefix = starts[:last]
-    if last >= min_size and section_problem(
+    prefix = prefix[promoted_count(prefix, min_size):]  # a small leading run moves up instead
+    if len(prefix) >= min_size and section_problem(
             section_groups(prefix, [], min_size, max_size), prefix, starts[last]) is None:
         return last
     return n if n >= max_pending else 0
