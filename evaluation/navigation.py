@@ -28,6 +28,9 @@ FUZZY_THRESHOLD = 90.0
 """rapidfuzz partial_ratio at or above which a passage counts as holding `must_contain`
 (used only for questions whose `must_contain` is nowhere verbatim in the source)."""
 FLAT_KS = (1, 3, 5)
+CHILD_SCORINGS = ("node", "subtree", "hybrid")
+"""Every `NavigatorSettings.child_scoring`: besides the configured one (`navigator-embeddings`),
+the others run as `navigator-embeddings-NAME` so that one report compares them."""
 FIXED_CHUNK_TOKENS = (200, 400)
 _QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
                          "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"'})
@@ -189,6 +192,10 @@ def evaluate_navigation(run_dir: Path, questions: list[Question], *, embeddings:
     runs: dict[str, Callable[[Question, Matcher], Outcome]] = {}
     if wanted("navigator-embeddings"):
         runs["navigator-embeddings"] = _navigator(tree, replace(settings, model=None))
+    for scoring in CHILD_SCORINGS:
+        name = f"navigator-embeddings-{scoring}"
+        if scoring != settings.child_scoring and wanted(name):
+            runs[name] = _navigator(tree, replace(settings, model=None, child_scoring=scoring))
     if model and wanted("navigator-llm"):
         runs["navigator-llm"] = _navigator(tree, replace(settings, model=model))
     for k in FLAT_KS:

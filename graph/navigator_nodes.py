@@ -8,6 +8,7 @@ from langgraph.runtime import Runtime
 from chunker.document.tokens import count_tokens
 from chunker.graph.navigator_state import Candidate, NavigatorState
 from chunker.navigation import llm
+from chunker.navigation.scoring import child_scores, node_scores
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree, open_tree
@@ -24,18 +25,6 @@ def nav_settings(runtime: Runtime) -> NavigatorSettings:
 
 def tree_of(state: NavigatorState) -> Tree:
     return open_tree(state["tree_dir"])
-
-
-def scores(tree: Tree, s: NavigatorSettings, question: str) -> dict[str, float]:
-    """Similarity of every node to the question (same index as the `search` tool)."""
-    return tree.index(s.embeddings, s.piece_tokens, s.cache_embeddings).scores(question)
-
-
-def _child_scores(tree: Tree, s: NavigatorSettings, question: str, children: list[str]) -> list[float]:
-    every = scores(tree, s, question)
-    if s.child_scoring == "node":
-        return [every[c] for c in children]
-    return [max(every[d] for d in tree.descendants(c)) for c in children]
 
 
 def _emit(runtime: Runtime, step: str, node: str, tokens: int) -> None:
@@ -62,7 +51,7 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
     cost = 0 if node.id in state["shown"] else count_tokens(llm.children_listing(refs))
     if state["tokens_read"] + cost > s.budget_tokens:
         return {"status": "budget_exhausted"}
-    sims = _child_scores(tree, s, state["question"], node.children)
+    sims = child_scores(tree, s, state["question"], node.children)
     order = sorted(range(len(refs)), key=lambda i: -sims[i])
     stats: dict[str, int] = {}
     if s.model is not None:
@@ -93,7 +82,7 @@ def read_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dic
     passage = tree.read_original(state["current"])
     if state["tokens_read"] + passage.tokens > s.budget_tokens:
         return {"status": "budget_exhausted"}
-    score = scores(tree, s, state["question"])[passage.id]
+    score = node_scores(tree, s, state["question"])[passage.id]
     tokens = state["tokens_read"] + passage.tokens
     _emit(runtime, "read", passage.id, tokens)
     return {"leaves": state["leaves"] + [passage.id], "tokens_read": tokens,

@@ -23,10 +23,18 @@ class NavigatorSettings:
     max_leaves: int = 2
     """Open at most this many leaves. Without a model nothing can judge a passage, so the
     walk opens exactly this many (best first) when the budget allows."""
-    child_scoring: Literal["node", "subtree"] = "node"
-    """How embeddings rank children: `node` by the child's own summary and rewritten text
-    (a true walk: it sees what a reader sees); `subtree` by the best-matching node anywhere
-    below the child (RAPTOR's collapsed view; a walk guided by a global search)."""
+    child_scoring: Literal["node", "subtree", "hybrid"] = "hybrid"
+    """How a walk without a model ranks children (with a model: the order of the branches
+    kept for backtracking and of the fallback). `node`: the child's own summary and
+    rewritten text by embedding similarity (it sees what a reader sees); `subtree`: the
+    best embedding similarity of any node below the child (RAPTOR's collapsed view guiding
+    the walk); `hybrid`: that collapsed view over the reciprocal-rank fusion of each node's
+    BM25 and embedding ranks (see `chunker.navigation.scoring`). Default `hybrid`: the best
+    measured on Emma's 30 questions (bench/results/navigation/navigation.md)."""
+    rrf_k: int = 10
+    """Reciprocal-rank fusion constant of `hybrid`: a node ranked r by one method adds
+    1 / (rrf_k + r); larger flattens the advantage of the very first ranks. Cormack et al.
+    (2009) use 60; on Emma 10 found 17/30 passages against 15/30 for 60 (and for 200)."""
     backtrack: Literal["depth_first", "best_first"] = "best_first"
     """After a leaf that did not answer: `depth_first` goes to the next-best sibling branch
     of the deepest choice (MemWalker); `best_first` to the best-scored branch not yet taken
@@ -55,7 +63,9 @@ class NavigatorSettings:
             raise ValueError("max_leaves must be at least 1")
         if self.piece_tokens < 8:
             raise ValueError("piece_tokens must be at least 8")
-        if self.child_scoring not in ("node", "subtree"):
-            raise ValueError("child_scoring must be node or subtree")
+        if self.child_scoring not in ("node", "subtree", "hybrid"):
+            raise ValueError("child_scoring must be node, subtree or hybrid")
+        if self.rrf_k < 1:
+            raise ValueError("rrf_k must be at least 1")
         if self.backtrack not in ("depth_first", "best_first"):
             raise ValueError("backtrack must be depth_first or best_first")
