@@ -77,7 +77,9 @@ class NavigateAnswer(BaseModel):
     """Whether a leaf answers the navigator's question, and the answer."""
 
     found: bool
-    answer: str = Field(default="", max_length=2000)
+    answer: str = ""
+    """Capped by the call's token limit (`answer_max_tokens`), not by the schema: a 2000-character
+    limit becomes a grammar llama.cpp cannot compile, and decoding then runs unconstrained."""
 
 
 SCHEMAS["navigate_choose"] = NavigateChoice

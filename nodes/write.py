@@ -30,7 +30,8 @@ def public_config(cfg) -> dict:
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    source = state.get("path")
+    # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
+    source = cfg.pdf_source or state.get("path")
     meta = RunMeta(
         tool_version=__version__, model=cfg.model, doc_id=state["doc_id"], source=source,
         source_chars=state["doc_chars"], config=public_config(cfg),

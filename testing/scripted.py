@@ -119,7 +119,10 @@ class ScriptedChatModel(JsonSchemaChatModel):
         prompt = "\n".join(str(m.content) for m in messages)
         if number in self.fail_calls:
             raise ScriptedTransientError(f"scripted failure on call {number}")
-        text = self._answer(task, prompt, messages[-1].content if messages else "")
+        last = messages[-1].content if messages else ""
+        if isinstance(last, list):  # multi-part (text and page images): the text parts
+            last = "".join(part if isinstance(part, str) else part.get("text", "") for part in last)
+        text = self._answer(task, prompt, last)
         # Usage in the chunker's own token counts (cl100k), so that benchmark figures such
         # as prompt tokens per source token compare like with like.
         usage = {"input_tokens": count_tokens(prompt), "output_tokens": count_tokens(text)}
