@@ -187,8 +187,10 @@ def navigation(
                                      "('none' to skip it)."),
     budget: int | None = typer.Option(None, "--budget", help="Navigator token budget."),
     max_leaves: int | None = typer.Option(None, "--max-leaves", help="Navigator leaf cap."),
-    child_scoring: str = typer.Option("node", "--child-scoring", help="node (a child's own text) "
-                                      "or subtree (the best node below it)."),
+    child_scoring: str | None = typer.Option(
+        None, "--child-scoring", help="hybrid (BM25 and embedding ranks fused over a child's subtree; "
+                                      "the default), subtree (the best embedding match below a child) "
+                                      "or node (a child's own text)."),
     backtrack: str = typer.Option("best_first", "--backtrack", help="best_first or depth_first."),
     method: list[str] | None = typer.Option(None, "--method", help="Only methods whose name starts "
                                             "with this (repeat): navigator-embeddings, navigator-llm, "
@@ -210,7 +212,8 @@ def navigation(
         settings = NavigatorSettings(embeddings=embeddings,
                                      budget_tokens=budget or defaults.budget_tokens,
                                      max_leaves=max_leaves or defaults.max_leaves,
-                                     child_scoring=child_scoring, backtrack=backtrack)
+                                     child_scoring=child_scoring or defaults.child_scoring,
+                                     backtrack=backtrack)
         result = evaluate_navigation(
             run, qs, embeddings=embeddings, model=None if model in (None, "none") else model,
             settings=settings, methods=method,
