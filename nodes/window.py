@@ -45,7 +45,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         end, tokens = cursor, 0
         while end < stop and tokens < cfg.min_chunk_tokens:
             nxt = step(end)
-            tokens += count_tokens(text[end:nxt])
+            tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
         min_end, expansions = end, 0
     else:
@@ -54,7 +54,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
             if end >= stop:
                 break
             nxt = step(end)
-            tokens += count_tokens(text[end:nxt])
+            tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
         min_end, expansions = state["min_end"], state["expansions"] + 1
     if cfg.boundary_mode == "candidates":
@@ -68,7 +68,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         while end < stop and tokens < cfg.max_chunk_tokens and not has_candidate(
                 units, peaks, lo, end, allowed):
             nxt = step(end)
-            tokens += count_tokens(text[end:nxt])
+            tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
     shown_end = end
     for _ in range(cfg.lookahead_units):
