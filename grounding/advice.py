@@ -44,7 +44,7 @@ FALLBACKS: dict[str, Fallback] = {
     "synthesize": Fallback("the children's summaries", "synthesising blocks"),
     "block_summary": Fallback("an extractive summary of the children's summaries", "summarising sections"),
     "overview": Fallback("an extractive overview", "summarising the document"),
-    "group": Fallback("fixed-size groups", "grouping"),
+    "group": Fallback("groups cut at the deepest dips between summaries", "grouping"),
     "slug": Fallback("key phrases of the text", "naming passages"),
 }
 """The known tasks; any other task gets a generic line."""
