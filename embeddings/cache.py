@@ -77,7 +77,7 @@ def sentence_vectors(store: BaseStore, namespace: tuple[str, ...], texts: Sequen
     parts: list[np.ndarray] = []
     for start in range(0, len(texts), batch_size):
         batch = texts[start:start + batch_size]
-        key = f"vectors-{start:08d}-{start + len(batch):08d}"
+        key = _vectors_key(start, start + len(batch))
         sha = _sha(batch)
         item = store.get(namespace, key)
         if item is None or item.value.get("sha") != sha:
@@ -92,6 +92,18 @@ def sentence_vectors(store: BaseStore, namespace: tuple[str, ...], texts: Sequen
     if len(dims) > 1:  # cannot happen with one provider; guard against a mixed namespace
         raise ValueError(f"stored batches disagree on the vector size: {sorted(dims)}")
     return np.vstack(parts)
+
+
+def _vectors_key(start: int, stop: int) -> str:
+    return f"vectors-{start:08d}-{stop:08d}"
+
+
+def drop_vectors(store: BaseStore, namespace: tuple[str, ...], count: int,
+                 *, batch_size: int = EMBED_BATCH_SIZE) -> None:
+    """Delete the stored vector batches of `count` sentences once their depths are stored:
+    they only serve a resume in the middle of embedding, and cost ~2 KB a sentence."""
+    for start in range(0, count, batch_size):
+        store.delete(namespace, _vectors_key(start, min(count, start + batch_size)))
 
 
 def document_depths(store: BaseStore, namespace: tuple[str, ...], texts: Sequence[str],

@@ -12,6 +12,7 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import document_depths, get_embeddings, sentence_texts, signal_for
+from chunker.embeddings.cache import drop_vectors
 from chunker.embeddings.signal import own_count_gaps
 from chunker.nodes.common import emit, run_store, settings
 from chunker.state.schema import ChunkerState
@@ -40,10 +41,13 @@ def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
         embeddings = get_embeddings(cfg.embeddings)
         _DEPTHS.clear()  # one document at a time per process is the common case
         _PEAKS.clear()
-        _DEPTHS[key] = document_depths(rs.store, rs.ns("embeddings", cfg.embeddings.replace(".", "_")),
+        namespace = rs.ns("embeddings", cfg.embeddings.replace(".", "_"))
+        _DEPTHS[key] = document_depths(rs.store, namespace,
                                        sentence_texts(units.text, units.sentences), embeddings,
                                        signal=signal_for(cfg.embeddings),
                                        batch_size=cfg.embed_batch_size)
+        # the depths are stored: the vectors only served a resume mid-embedding
+        drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embed_batch_size)
     return _DEPTHS[key]
 
 
