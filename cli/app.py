@@ -169,7 +169,7 @@ def run(
         if ctx.vision_model:
             preflight(dataclasses.replace(ctx, model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
-        run_dir.prepare_new(force)
+        run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf_source else ())
         run_dir.acquire_lock()
     except (BadInput, ValueError, TypeError) as exc:
         raise fail(str(exc), EXIT_USAGE)

@@ -17,6 +17,7 @@ from chunker.cli.rundir import RunDir, RunDirError
 from chunker.config.settings import ChunkerSettings
 from chunker.document.pdf_source import (PAGE_MAP_FILE, SOURCE_FILE, PdfSource, extract_source, file_sha256,
                                          load_page_map, relocate_pdf, write_source)
+from chunker.output import manifest
 
 log = logging.getLogger("chunker.pdf")
 
@@ -30,6 +31,7 @@ def pdf_settings(doc: Path, settings: dict) -> dict:
 def start(run: RunDir, src: PdfSource) -> tuple[str, str]:
     """Write source.md and the page map into OUT; returns (source path, its text's sha256)."""
     source = write_source(src, run.path, run.meta_dir)
+    manifest.record(run.path, SOURCE_FILE)  # chunker's own: a later --force may replace it
     digest = hashlib.sha256(src.text.encode("utf-8", "surrogatepass")).hexdigest()
     return str(source), digest
 
@@ -71,4 +73,5 @@ def prepare_resume(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerS
             raise RunDirError(f"{meta['pdf']} no longer extracts to the text the run started on; "
                               "start a new run with --force")
         write_source(src, run.path, run.meta_dir)
+        manifest.record(run.path, SOURCE_FILE)
     load_page_map(run.path)  # registers the page unit for the text

@@ -70,10 +70,11 @@ class RunDir:
         return self.meta_dir / "store.sqlite"
 
     # -- preparing a new run ------------------------------------------------------
-    def prepare_new(self, force: bool) -> None:
+    def prepare_new(self, force: bool, also: tuple[str, ...] = ()) -> None:
         """Make OUT ready for a new run. With `force`, chunker's own files (listed in the
         manifest and unchanged) are removed; any other file where the tree goes
-        (`index.md`, `hierarchy.json`, an edited tree file) stops the run, naming it."""
+        (`index.md`, `hierarchy.json`, an edited tree file, or one of `also`: the files the
+        run writes beside the tree) stops the run, naming it."""
         status = self.status()
         if status == "foreign" and self.path.exists() and not self.path.is_dir():
             raise RunDirError(f"{self.path} exists and is not a directory")
@@ -89,9 +90,10 @@ class RunDir:
         if status in ("unfinished", "finished", "foreign"):
             self.acquire_lock()  # never clear a directory another process is working in
             files = manifest.read(self.path)
-            in_the_way = [rel for rel in ("index.md", "hierarchy.json", *sorted(files))
+            targets = ("index.md", "hierarchy.json", *also)
+            in_the_way = [rel for rel in (*targets, *sorted(files))
                           if manifest.in_the_way(self.path, rel, files)
-                          and (rel in files or rel in ("index.md", "hierarchy.json"))]
+                          and (rel in files or rel in targets)]
             if in_the_way:
                 raise RunDirError(f"{self.path / in_the_way[0]} is in the way: chunker did not "
                                   "write it (or it was edited since); move it away and run again")

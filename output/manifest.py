@@ -49,3 +49,16 @@ def in_the_way(out: Path, rel: str, files: dict[str, list[str]]) -> bool:
     """A file (or anything) at OUT/rel that chunker may not replace."""
     path = out / rel
     return (path.exists() or path.is_symlink()) and not owned_unchanged(out, rel, files)
+
+
+def record(out: Path, rel: str) -> None:
+    """Add a file chunker just wrote outside the tree (a PDF's `source.md`) to the manifest."""
+    files = read(out)
+    files[rel] = [file_hash(out / rel)]
+    write(out, files)
+
+
+def is_tree_file(rel: str) -> bool:
+    """Whether `rel` is one of the files a tree write replaces as a whole."""
+    return rel in ("index.md", "hierarchy.json") or rel.startswith("content/")
+

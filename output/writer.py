@@ -89,7 +89,8 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> Path:
 
     if manifest.owned_unchanged(out, MARKER, widened):
         (out / MARKER).unlink()
-    for rel in sorted(set(files) - set(new)):  # the old tree's files that the new one drops
+    old_tree = {rel for rel in files if manifest.is_tree_file(rel)}
+    for rel in sorted(old_tree - set(new)):  # the old tree's files that the new one drops
         if manifest.owned_unchanged(out, rel, files):
             (out / rel).unlink()
     for rel in targets:
@@ -98,7 +99,8 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> Path:
         os.replace(staging / rel, dest)
     _prune_empty_dirs(out / "content")
     _fsync_dir(out)
-    manifest.write(out, {rel: [digest] for rel, digest in new.items()})
+    kept = {rel: hashes for rel, hashes in files.items() if not manifest.is_tree_file(rel)}
+    manifest.write(out, {**kept, **{rel: [digest] for rel, digest in new.items()}})
     shutil.rmtree(staging, ignore_errors=True)
     return out / MARKER
 

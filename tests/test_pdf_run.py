@@ -221,3 +221,21 @@ def test_resume_of_a_killed_pdf_run_gives_the_same_tree(tmp_path):
     (out / "source.md").unlink()  # gone: the resume extracts the PDF again, to the same text
     chunker("resume", out, "--quiet", env=env, check=0)
     assert tree_bytes(out) == reference
+
+
+def test_force_never_overwrites_a_users_source_md(tmp_path):
+    doc = make_pdf(tmp_path / "report.pdf", pages=2)
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "source.md").write_text("my own notes about sources")
+    proc = chunker("run", doc, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    assert "source.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert (vault / "source.md").read_text() == "my own notes about sources"
+    # chunker's own source.md (in the manifest) is replaced by a forced re-run
+    out = tmp_path / "out"
+    chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
+    first = (out / "source.md").read_bytes()
+    chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    assert (out / "source.md").read_bytes() == first
+    files = json.loads((out / ".chunker" / "manifest.json").read_text())["files"]
+    assert "source.md" in files and "index.md" in files
