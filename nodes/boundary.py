@@ -95,10 +95,9 @@ def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     rs = run_store(state, runtime)
     cut = (deepest_in_window(state, rs, cfg)
            if cfg.boundary_mode == "candidates" else None)
-    end = (cut.offset if cut is not None else None) or (
-        units.last_sentence_end(min_end - 1, window_end)
-        or units.last_sentence_end(cursor, window_end)
-        or window_end)
+    end = cut.offset if cut is not None else (units.last_sentence_end(min_end - 1, window_end)
+                                              or units.last_sentence_end(cursor, window_end)
+                                              or window_end)
     peel = peel_of(rs, state["doc_id"], cursor)
     if peel is not None:
         end = peel.snap(end)  # never inside a table, code block, formula or heading

@@ -14,26 +14,17 @@ from collections.abc import Callable
 
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import Candidate, candidates, deepest
-from chunker.nodes.embed import run_depths, run_peaks
+from chunker.nodes.embed import OUT_OF_REACH as _OUT, run_depths, run_peak_depths
 from chunker.nodes.peel import peel_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
-
-
-def peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
-    """Depths with every gap that is not a peak (see `run_peaks`) pushed out of reach."""
-    depths, peaks = run_depths(rs, cfg, doc_id), run_peaks(rs, cfg, doc_id)
-    return [d if i in peaks else _OUT for i, d in enumerate(depths)]
-
-
-_OUT = float("-inf")
 
 
 def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Candidate]:
     """The deepest `candidate_count` peak gaps past the minimum, inside the shown text,
     numbered in document order."""
     units = rs.units(state["doc_id"])
-    cuts = candidates(units.sentences, peak_depths(rs, cfg, state["doc_id"]), cursor=state["cursor"],
+    cuts = candidates(units.sentences, run_peak_depths(rs, cfg, state["doc_id"]), cursor=state["cursor"],
                       window_end=state["window_end"], min_end=state["min_end"],
                       shown_end=state["shown_end"], k=cfg.candidate_count)
     peel = peel_of(rs, state["doc_id"], state["cursor"])
@@ -59,8 +50,13 @@ def deepest_in_window(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -
     units = rs.units(state["doc_id"])
     depths = run_depths(rs, cfg, state["doc_id"])
     peel = peel_of(rs, state["doc_id"], state["cursor"])
-    if peel is not None:
-        depths = [d if peel.allows(units.sentences[i]) else _OUT for i, d in enumerate(depths)]
+    if peel is not None:  # mask the gaps inside the window only, not the whole document
+        depths = list(depths)
+        lo = bisect.bisect_left(units.sentences, state["min_end"])
+        hi = min(bisect.bisect_right(units.sentences, state["window_end"]), len(depths))
+        for i in range(lo, hi):
+            if not peel.allows(units.sentences[i]):
+                depths[i] = _OUT
     cut = deepest(units.sentences, depths, cursor=state["cursor"],
                   min_end=state["min_end"], end=state["window_end"])
     return None if cut is None or cut.depth == _OUT else cut

@@ -20,6 +20,9 @@ from chunker.state.store import RunStore
 
 _DEPTHS: dict[str, list[float]] = {}
 _PEAKS: dict[str, frozenset[int]] = {}
+_PEAK_DEPTHS: dict[str, list[float]] = {}
+OUT_OF_REACH = float("-inf")
+"""The depth given to a gap that may not be offered."""
 
 
 def embed_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -41,6 +44,7 @@ def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
         embeddings = get_embeddings(cfg.embeddings)
         _DEPTHS.clear()  # one document at a time per process is the common case
         _PEAKS.clear()
+        _PEAK_DEPTHS.clear()
         namespace = rs.ns("embeddings", cfg.embeddings.replace(".", "_"))
         _DEPTHS[key] = document_depths(rs.store, namespace,
                                        sentence_texts(units.text, units.sentences), embeddings,
@@ -58,3 +62,14 @@ def run_peaks(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> frozenset[int]
     if key not in _PEAKS:
         _PEAKS[key] = frozenset(own_count_gaps(run_depths(rs, cfg, doc_id), cfg.candidate_peak_std))
     return _PEAKS[key]
+
+
+def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
+    """The depths with every gap that is not a peak pushed out of reach (built once per
+    run: every window's candidate offer reads it)."""
+    key = f"{rs.run_key}:{cfg.embeddings}:{cfg.candidate_peak_std}"
+    if key not in _PEAK_DEPTHS:
+        depths, peaks = run_depths(rs, cfg, doc_id), run_peaks(rs, cfg, doc_id)
+        _PEAK_DEPTHS[key] = [d if i in peaks else OUT_OF_REACH for i, d in enumerate(depths)]
+    return _PEAK_DEPTHS[key]
+
