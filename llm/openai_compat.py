@@ -22,13 +22,12 @@ import logging
 from typing import Any
 
 from langchain_core.language_models.chat_models import BaseChatModel
-from langchain_core.messages import AIMessage
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.errors import ModelUnavailable
-from chunker.llm.structured import parse_into, schema_dict
+from chunker.llm.structured import schema_dict, structured_parser
 
 log = logging.getLogger(__name__)
 
@@ -131,29 +130,9 @@ def _compat_class() -> type[BaseChatModel]:
                                "json_schema": {"name": body.get("title", "answer"), "schema": body,
                                                "strict": False}}
             bound = self.bind(response_format=response_format)
-            return bound | RunnableLambda(_parser(schema, include_raw))
+            return bound | RunnableLambda(structured_parser(schema, include_raw))
 
     return OpenAICompatibleChat
-
-
-def _parser(schema: type[BaseModel] | dict, include_raw: bool):
-    def parse(message: AIMessage) -> Any:
-        return parse_into(_text(message), schema)
-
-    def parse_with_raw(message: AIMessage) -> dict:
-        try:
-            return {"raw": message, "parsed": parse(message), "parsing_error": None}
-        except Exception as exc:  # the caller decides: repair, then fallback
-            return {"raw": message, "parsed": None, "parsing_error": exc}
-
-    return parse_with_raw if include_raw else parse
-
-
-def _text(message: AIMessage) -> str:
-    content = message.content
-    if isinstance(content, list):
-        return "".join(p if isinstance(p, str) else p.get("text", "") for p in content)
-    return content
 
 
 def _one_line(exc: BaseException) -> str:

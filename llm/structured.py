@@ -50,6 +50,22 @@ def schema_dict(schema: type[BaseModel] | dict) -> dict:
     return dict(schema)
 
 
+def structured_parser(schema: type[BaseModel] | dict, include_raw: bool):
+    """What follows a structured call: the answer's text parsed into `schema`; with
+    `include_raw`, `{raw, parsed, parsing_error}` and never an exception (the caller decides:
+    repair, then fallback)."""
+    def parse(message: AIMessage) -> Any:
+        return parse_into(message_text(message), schema)
+
+    def parse_with_raw(message: AIMessage) -> dict:
+        try:
+            return {"raw": message, "parsed": parse(message), "parsing_error": None}
+        except Exception as exc:
+            return {"raw": message, "parsed": None, "parsing_error": exc}
+
+    return parse_with_raw if include_raw else parse
+
+
 class JsonSchemaChatModel(BaseChatModel):
     """Base class: `with_structured_output` binds `json_schema=...` and parses the text."""
 
@@ -57,21 +73,15 @@ class JsonSchemaChatModel(BaseChatModel):
         self, schema: type[BaseModel] | dict, *, include_raw: bool = False, **kwargs: Any
     ) -> Runnable:
         bound = self.bind(json_schema=schema_dict(schema))
-
-        def _parse(message: AIMessage) -> Any:
-            return parse_into(_text(message), schema)
-
-        def _parse_with_raw(message: AIMessage) -> dict:
-            try:
-                return {"raw": message, "parsed": _parse(message), "parsing_error": None}
-            except Exception as exc:  # the caller decides: repair, then fallback
-                return {"raw": message, "parsed": None, "parsing_error": exc}
-
-        return bound | RunnableLambda(_parse_with_raw if include_raw else _parse)
+        return bound | RunnableLambda(structured_parser(schema, include_raw))
 
 
-def _text(message: AIMessage) -> str:
-    content = message.content
+def message_text(message: AIMessage) -> str:
+    """A message's text, the text parts joined when the content is multi-part."""
+    return content_text(message.content)
+
+
+def content_text(content: str | list) -> str:
     if isinstance(content, list):
         return "".join(part if isinstance(part, str) else part.get("text", "") for part in content)
     return content

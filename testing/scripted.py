@@ -39,7 +39,7 @@ from pydantic import Field, PrivateAttr
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.llm.structured import JsonSchemaChatModel
+from chunker.llm.structured import JsonSchemaChatModel, content_text
 
 _FAULTS = ("paraphrase", "paraphrase_retry", "absent", "midword", "early", "incomplete", "invalid_json",
            "empty", "error", "bad_groups", "oversize")
@@ -119,10 +119,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
         prompt = "\n".join(str(m.content) for m in messages)
         if number in self.fail_calls:
             raise ScriptedTransientError(f"scripted failure on call {number}")
-        last = messages[-1].content if messages else ""
-        if isinstance(last, list):  # multi-part (text and page images): the text parts
-            last = "".join(part if isinstance(part, str) else part.get("text", "") for part in last)
-        text = self._answer(task, prompt, last)
+        # the text parts of a multi-part message (text and page images)
+        text = self._answer(task, prompt, content_text(messages[-1].content) if messages else "")
         # Usage in the chunker's own token counts (cl100k), so that benchmark figures such
         # as prompt tokens per source token compare like with like.
         usage = {"input_tokens": count_tokens(prompt), "output_tokens": count_tokens(text)}
