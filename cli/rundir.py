@@ -101,7 +101,9 @@ class RunDir:
                 if manifest.owned_unchanged(self.path, rel, files):
                     (self.path / rel).unlink()
             _prune_empty(self.path / "content")
-            if self.meta_dir.exists():
+            # a `.chunker/` without run.json ("foreign") may hold anything: only a known
+            # run's own metadata is cleared
+            if status != "foreign" and self.meta_dir.exists():
                 for child in self.meta_dir.iterdir():
                     if child.name != "lock":  # manifest.json goes too: its files are gone
                         _remove(child)

@@ -233,3 +233,12 @@ def test_hard_inputs_succeed_losslessly(tmp_path, name, text):
     check_markdown_tree(out)
     if name == "longline":
         assert all(n["forced_split"] for n in leaves[:-1]) and len(leaves) > 10
+
+
+def test_force_leaves_a_foreign_chunker_folder_alone(tmp_path):
+    # a folder that is not a chunker run may still hold a `.chunker/` of someone else's
+    out = tmp_path / "mine"
+    (out / ".chunker").mkdir(parents=True)
+    (out / ".chunker" / "my-settings.txt").write_text("keep me")
+    chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    assert (out / ".chunker" / "my-settings.txt").read_text() == "keep me"
