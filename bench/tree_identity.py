@@ -1,0 +1,107 @@
+"""Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
+
+    python bench/tree_identity.py capture DIR      # every document x boundary mode x strategy
+    python bench/tree_identity.py compare DIR_A DIR_B
+
+`capture` runs `chunker run --model scripted` (two at a time, each its own process) on
+Cinderella, Emma, a manifesto, the three Rust-book chapters and a PDF, in both boundary
+modes and all three strategies, into DIR/<doc>-<mode>-<strategy>/, and writes
+DIR/digests.json: for every tree file its SHA-256 (hierarchy.json without its
+`finished_at` line, every Markdown file), or the run's exit code and last error line.
+`compare` prints the cases whose digests differ and exits 1 if any does.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = ROOT.parent / "shared" / "corpus"
+DOCS = {
+    "cinderella": ROOT / "examples" / "cinderella.txt",
+    "emma": CORPUS / "emma" / "emma.md",
+    "manifesto": CORPUS / "manifesto" / "61620_201211.txt",
+    "rust-ops": CORPUS / "markdown" / "rust-book-appendix-02-operators.md",
+    "rust-types": CORPUS / "markdown" / "rust-book-ch03-02-data-types.md",
+    "rust-strings": CORPUS / "markdown" / "rust-book-ch08-02-strings.md",
+    "pdf-earnings": CORPUS / "pdf" / "q1-fy25-earnings.pdf",
+}
+MODES = ("candidates", "phrase")
+STRATEGIES = ("flat", "peel", "full")
+
+
+def digest_tree(out: Path) -> dict[str, str]:
+    files: dict[str, str] = {}
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if rel.startswith(".chunker/") or not path.is_file():
+            continue
+        if path.suffix not in (".md", ".json"):
+            continue
+        data = path.read_bytes()
+        if rel == "hierarchy.json":
+            data = b"\n".join(line for line in data.split(b"\n") if b'"finished_at"' not in line)
+        files[rel] = hashlib.sha256(data).hexdigest()
+    return files
+
+
+def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]:
+    name = f"{doc}-{mode}-{strategy}"
+    out = base / name
+    config = base / f"{name}.yaml"
+    config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\n", encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, "-m", "chunker.cli.app", "run", str(DOCS[doc]), "--model", "scripted",
+         "-o", str(out), "--config", str(config), "--quiet", "--force"],
+        capture_output=True, text=True)
+    if proc.returncode != 0:
+        tail = (proc.stderr.strip().splitlines() or [""])[-1]
+        return name, {"exit": proc.returncode, "error": tail[:300]}
+    return name, {"exit": 0, "files": digest_tree(out)}
+
+
+def capture(base: Path) -> None:
+    base.mkdir(parents=True, exist_ok=True)
+    cases = [(d, m, s) for d in DOCS for m in MODES for s in STRATEGIES]
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        results = dict(pool.map(lambda c: run_case(base, *c), cases))
+    (base / "digests.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
+    for name, r in sorted(results.items()):
+        print(name, "ok" if r["exit"] == 0 else f"exit {r['exit']}: {r['error']}",
+              len(r.get("files", {})), "files")
+
+
+def compare(a: Path, b: Path) -> int:
+    da = json.loads((a / "digests.json").read_text())
+    db = json.loads((b / "digests.json").read_text())
+    differ = 0
+    for name in sorted(set(da) | set(db)):
+        ra, rb = da.get(name), db.get(name)
+        if ra == rb:
+            continue
+        differ += 1
+        if ra is None or rb is None:
+            print(f"{name}: only in {'B' if ra is None else 'A'}")
+            continue
+        if ra.get("exit") != rb.get("exit"):
+            print(f"{name}: exit {ra.get('exit')} vs {rb.get('exit')}")
+            continue
+        fa, fb = ra.get("files", {}), rb.get("files", {})
+        changed = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
+        print(f"{name}: {len(changed)} files differ, e.g. {changed[:3]}")
+    print(f"{len(da)} cases, {differ} differ")
+    return 1 if differ else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1:2] == ["capture"]:
+        capture(Path(sys.argv[2]))
+    elif sys.argv[1:2] == ["compare"]:
+        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
+    else:
+        sys.exit(__doc__)
