@@ -15,7 +15,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store, settings
 from chunker.nodes.grouping import grouped_items
-from chunker.nodes.sections import has_breaks, section_groups, section_problem
+from chunker.chunking.sections import has_breaks, section_groups, section_problem
 from chunker.state.schema import ChunkerState
 
 
@@ -140,7 +140,7 @@ def even_groups(ids: list[str], max_size: int, min_size: int) -> list[list[str]]
 
 def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:
     """The groups to synthesise. Items before the first group move up a level as they are
-    (a section's leftover, see `nodes/sections.py`: they precede every new block); items
+    (a section's leftover, see `chunker/chunking/sections.py`: they precede every new block); items
     after the last group stay pending (the section still being read)."""
     pending = [list(items) for items in state["pending"]]
     ids = [item[0] for item in pending[level]]

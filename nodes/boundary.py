@@ -12,9 +12,9 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens, prefix_within
-from chunker.nodes.candidates import deepest_in_window, offered
+from chunker.chunking.candidates import deepest_in_window, offered
 from chunker.nodes.common import run_store, settings, units_of
-from chunker.nodes.peel import peel_of
+from chunker.chunking.peel import peel_of
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")

@@ -8,7 +8,7 @@ from chunker import prompts
 from chunker.background.policy import leaf_background
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.invoke import call_llm
-from chunker.nodes.candidates import marked, numbers, offered
+from chunker.chunking.candidates import marked, numbers, offered
 from chunker.nodes.common import run_store, settings
 from chunker.state.schema import ChunkerState
 

@@ -4,7 +4,7 @@ The prompt lists only the short summaries, so it stays small however long the
 document is. Where the embedding signal is on, the deepest similarity dips between
 consecutive summaries are offered as suggested breaks (and kept for the fallback). With fewer than two minimum-size groups' worth of items, exactly one
 grouping is valid (all of them together), and no LLM call is made. With Markdown
-structure, items that hold section breaks are grouped by the sections (`nodes/sections.py`),
+structure, items that hold section breaks are grouped by the sections (`chunker/chunking/sections.py`),
 also without a call, and a too-small trailing section stays pending.
 """
 
@@ -20,7 +20,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import clean_line, run_store, settings
-from chunker.nodes.sections import (has_breaks, level_after, promoted_count, section_groups, start_levels,
+from chunker.chunking.sections import (has_breaks, level_after, promoted_count, section_groups, start_levels,
                                    swept_count)
 from chunker.state.schema import ChunkerState
 
@@ -60,7 +60,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
 def grouped_items(state: ChunkerState, rs, level: int, cfg: ChunkerSettings
                   ) -> tuple[list, list[int | None] | None, int | None]:
     """The level's pending items that a sweep groups (all but the run of a section still
-    being read, see `nodes/sections.py`), their section break levels, and the break level
+    being read, see `chunker/chunking/sections.py`), their section break levels, and the break level
     right after them (both None without structure)."""
     items = state["pending"][level]
     if state.get("strategy") != "peel":  # plain text, and flat (one block, no sweeps)

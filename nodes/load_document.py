@@ -11,8 +11,8 @@ from langgraph.runtime import Runtime
 from chunker.document.loader import BadInput, decode_document, read_document
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import emit, settings, store_of
-from chunker.nodes.peel import is_structured, markdown_structure, store_structure
-from chunker.nodes.strategy import choose_strategy
+from chunker.chunking.peel import is_structured, markdown_structure, store_structure
+from chunker.chunking.strategy import choose_strategy
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
 

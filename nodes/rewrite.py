@@ -10,9 +10,9 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import recall, run_store, settings
-from chunker.nodes.grounded import grounded
-from chunker.nodes.pdf_pages import chunk_pages, text_without_notes
-from chunker.nodes.peel import leaf_structure
+from chunker.grounding.gate import grounded
+from chunker.document.pdf_pages import chunk_pages, text_without_notes
+from chunker.chunking.peel import leaf_structure
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id

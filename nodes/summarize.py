@@ -20,7 +20,7 @@ from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
 from chunker.nodes.common import cap_text, clean_line, emit, run_store, settings
-from chunker.nodes.grounded import grounded
+from chunker.grounding.gate import grounded
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
 

@@ -18,7 +18,7 @@ from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding import summary_of_summaries
 from chunker.nodes.common import cap_text, clean_line, run_store, settings
-from chunker.nodes.grounded import grounded
+from chunker.grounding.gate import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id

@@ -5,7 +5,7 @@ expansion adds `expand_step` units. In candidates mode a window also grows until
 a candidate cut (a sentence end past the minimum). The lookahead shown to the LLM is the
 next `lookahead_units` sentences.
 
-With Markdown structure (`nodes/peel.py`) the window, its lookahead and its candidates
+With Markdown structure (`chunker/chunking/peel.py`) the window, its lookahead and its candidates
 stop at the end of the cursor's section, and a window end never falls inside a table,
 code block, formula, figure or heading. A window that holds the rest of its section and
 offers no candidate cut ends the chunk at the section end without asking the LLM (a
@@ -19,10 +19,10 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.nodes.candidates import has_candidate, offered
+from chunker.chunking.candidates import has_candidate, offered
 from chunker.nodes.common import run_store, settings
 from chunker.nodes.embed import run_peaks
-from chunker.nodes.peel import peel_of
+from chunker.chunking.peel import peel_of
 from chunker.state.schema import ChunkerState
 
 

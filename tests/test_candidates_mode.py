@@ -11,7 +11,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.evaluation.gold import load_gold
 from chunker.graph import routes
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
-from chunker.nodes.candidates import offered
+from chunker.chunking.candidates import offered
 from chunker.nodes.completeness import check_completeness, retry_boundary
 from chunker.nodes.embed import embed_document, run_depths, run_peaks
 from chunker.nodes.load_document import load_document

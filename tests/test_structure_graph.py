@@ -15,8 +15,8 @@ from chunker.document.tokens import count_tokens
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.errors import is_transient
-from chunker.nodes.sections import section_groups, section_problem
-from chunker.nodes.strategy import choose_strategy, flat_limit
+from chunker.chunking.sections import section_groups, section_problem
+from chunker.chunking.strategy import choose_strategy, flat_limit
 from conftest import CINDERELLA, FIXTURES, assert_lossless, leaves, run_text, scripted
 
 SMALL = {"min_chunk_tokens": 20, "max_chunk_tokens": 80, "summary_count_threshold": 3,
@@ -224,7 +224,7 @@ def test_resume_in_the_middle_of_a_section_equals_an_uninterrupted_run():
 
 
 def test_auto_reads_markdown_by_the_file_name_only():
-    from chunker.nodes.peel import markdown_structure
+    from chunker.chunking.peel import markdown_structure
 
     text = "# Title\n\n    indented, not code in a .txt\n"
     auto, forced = ChunkerSettings(model="scripted"), ChunkerSettings(model="scripted", structure="markdown")

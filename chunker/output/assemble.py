@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from chunker.grounding import grounded_slug
 from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
-from chunker.nodes.peel import block_structure, document_structure
+from chunker.chunking.peel import block_structure, document_structure
 from chunker.output.slugs import SlugAllocator, sanitize
 from chunker.state.store import RunStore, node_id
 

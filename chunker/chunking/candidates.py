@@ -15,7 +15,7 @@ from collections.abc import Callable
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import Candidate, candidates, deepest
 from chunker.nodes.embed import OUT_OF_REACH as _OUT, run_depths, run_peak_depths
-from chunker.nodes.peel import peel_of
+from chunker.chunking.peel import peel_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from chunker.embeddings import split_at_dips
-from chunker.nodes.peel import run_structure
+from chunker.chunking.peel import run_structure
 from chunker.state.store import RunStore
 
 # The start of the document (and its end) is a break above every heading level.
