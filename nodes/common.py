@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import re
-
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
@@ -60,15 +58,3 @@ def cap_text(text: str, max_chars: int) -> str:
         return head[:ends[-1]].rstrip()
     cut = head.rfind(" ")
     return (head[:cut] if cut > max_chars // 3 else head).rstrip() + "\u2026"
-
-
-_WORD = re.compile(r"[^\W_]{4,}|\d+(?:[.,]\d+)*")
-
-
-def recall(original: str, rewrite: str) -> float:
-    """Share of the original's content words (4+ letters) and numbers found in the rewrite."""
-    wanted = {w.lower() for w in _WORD.findall(original)}
-    if not wanted:
-        return 1.0
-    have = {w.lower() for w in _WORD.findall(rewrite)}
-    return len(wanted & have) / len(wanted)

@@ -9,7 +9,8 @@ from chunker.background.policy import leaf_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import recall, run_store, settings
+from chunker.grounding.recall import recall
+from chunker.nodes.common import run_store, settings
 from chunker.grounding.gate import grounded
 from chunker.document.pdf_pages import chunk_pages, text_without_notes
 from chunker.chunking.peel import leaf_structure

@@ -24,9 +24,10 @@ from collections.abc import Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
+from chunker.document.words import word_pattern
 from chunker.embeddings.settings import LEXICAL_DIMENSIONS
 
-_WORD = re.compile(r"[^\W\d_]+(?:['\u2019][^\W\d_]+)*")
+_WORD = word_pattern("'\u2019")  # raw text: curly apostrophes join words too
 _POSSESSIVE = re.compile(r"'s$")
 """Cinderella's is Cinderella: the stemmer would keep the apostrophe."""
 _MIN_LETTERS = 2

@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from chunker.document.words import NUMBER, name_token_pattern
 from chunker.evaluation.metrics import Summary
 from chunker.output.hierarchy import Hierarchy
 from chunker.output.slugs import is_valid_slug
@@ -42,15 +43,14 @@ SHRUNK_BELOW = 0.5
 """A leaf context under half its original's length (whitespace collapsed) has lost content."""
 PRONOUNS = frozenset(["he", "she", "it", "they", "him", "her", "his", "hers", "its", "their", "theirs", "them", "himself", "herself", "itself", "themselves", "this", "that", "these", "those", "such"])
 NAME_STOP = frozenset(["I", "I'm", "I've", "I'd", "I'll", "Mr", "Mrs", "Ms", "Dr", "St", "A", "An", "The", "OK"])
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
-_WORD = re.compile(r"[^\W\d_][\w'\u2019-]*")
+_NAME_TOKEN = name_token_pattern("'\u2019-")  # raw text: curly apostrophes too
 _LEADING = re.compile(r"^[\s#>*_\-\"'\u201c\u2018\u201d\u2019(\[`]+")
 
 
 def numbers(text: str) -> set[str]:
     """Numbers in `text`, thousands separators removed: `1,250.5` -> `1250.5`."""
     out = set()
-    for m in _NUMBER.finditer(text):
+    for m in NUMBER.finditer(text):
         s = m.group(0)
         if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", s):
             s = s.replace(",", "")
@@ -69,7 +69,7 @@ def _sentence_initial(text: str, start: int) -> bool:
 def names(text: str) -> set[str]:
     """Capitalised words that are not only sentence-initial (see the module docstring)."""
     mid, initial = set(), set()
-    for m in _WORD.finditer(text):
+    for m in _NAME_TOKEN.finditer(text):
         w = m.group(0).rstrip("'\u2019-")
         if not w or not w[0].isupper() or w in NAME_STOP:
             continue
@@ -95,7 +95,7 @@ def retention(original: str, context: str) -> dict:
 
 def opening_pronoun(context: str) -> str | None:
     """The context's first word when it is an unresolved pronoun, else None."""
-    m = _WORD.search(_LEADING.sub("", context or ""))
+    m = _NAME_TOKEN.search(_LEADING.sub("", context or ""))
     if not m:
         return None
     word = re.split(r"['\u2019]", m.group(0))[0].lower()

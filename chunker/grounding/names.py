@@ -1,9 +1,9 @@
-"""Names in a candidate text: capitalised words that are not only sentence-initial, and runs of them.
+"""Names in a model text: capitalised words that are not only sentence-initial, and runs of them.
 
 A run of capitalised words ("Miss Taylor", "North Atlantic Treaty Organization", "Mr. Weston")
 is one name and must occur as a phrase in the evidence. A capitalised stop word ("The", "It",
 "When") ends a run and is never a name. A single capitalised word at a sentence start is a name
-only when the candidate also capitalises it mid-sentence; otherwise it may be an ordinary word
+only when the text also capitalises it mid-sentence; otherwise it may be an ordinary word
 ("Returning home, ...") and the support ratio judges it instead.
 """
 
@@ -12,9 +12,10 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from chunker.document.words import name_token_pattern
 from chunker.grounding.text import STOP_WORDS, base, plain, variants, words
 
-_TOKEN = re.compile(r"[^\W\d_][\w'-]*")
+_TOKEN = name_token_pattern("'-")
 _TITLES = frozenset(["mr", "mrs", "ms", "dr", "st", "jr", "sr", "prof", "rev", "gen", "col", "capt"])
 _OPENERS = " \t\"'([*_\u201c\u2018"
 _ENDERS = ".!?:;\u2026"
@@ -23,7 +24,7 @@ _NOT_NAMES = frozenset(["i", "i'm", "i've", "i'd", "i'll", "ok"])
 
 @dataclass(frozen=True)
 class Name:
-    """A name found in the candidate: its surface form and its words, normalised
+    """A name found in the text: its surface form and its words, normalised
     (`chunker.grounding.text.words`: lower-case, possessive dropped, compounds split)."""
 
     surface: str
@@ -32,7 +33,7 @@ class Name:
 
 _LOOKBACK = 64
 """Characters looked at before a word to tell whether it starts a sentence (bounded, so a
-long candidate costs linear time)."""
+long text costs linear time)."""
 
 
 def _sentence_initial(text: str, start: int) -> bool:

@@ -12,13 +12,13 @@ import re
 from sumy.nlp.stemmers import Stemmer
 from sumy.utils import get_stop_words
 
+from chunker.document.words import NUMBER, WORD, WORD_OR_COMPOUND
+
 STOP_WORDS: frozenset[str] = frozenset(get_stop_words("english"))
 _STEMMER = Stemmer("english")
 
 _QUOTES = (("\u2018", "'"), ("\u2019", "'"), ("\u201c", '"'), ("\u201d", '"'), ("\u2013", "-"),
            ("\u2014", "-"))
-WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)*")
-_NUMBER = re.compile(r"(?<![\w.,])\d+(?:[.,]\d+)*")
 NUMBER_WORDS: dict[str, int] = {
     "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9,
     "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
@@ -32,7 +32,6 @@ _NUMBER_WORD = re.compile(r"\b(?:%s|one|and)\b" % "|".join(NUMBER_WORDS))
 """Number words (and the "one" and "and" inside compounds), matched in lower-cased text."""
 _RUN_GAP = re.compile(r"[\s-]+")
 """What may separate two words of one spelled number: spaces or a hyphen ("three, four" is two)."""
-_HYPHENATED = re.compile(r"[^\W\d_]+(?:['-][^\W\d_]+)*")
 
 
 def plain(text: str) -> str:
@@ -65,7 +64,7 @@ def words_and_compounds(text: str) -> tuple[list[str], list[str]]:
     in one pass (the evidence needs both)."""
     out: list[str] = []
     joined: list[str] = []
-    for token in _HYPHENATED.findall(plain(text).lower()):
+    for token in WORD_OR_COMPOUND.findall(plain(text).lower()):
         if "-" in token:
             parts = token.split("-")
             out.extend(base(p) for p in parts)
@@ -98,9 +97,15 @@ def variants(word: str) -> set[str]:
     return out
 
 
+def content_words(text: str, min_chars: int) -> list[str]:
+    """The text's content words, in order: its `words` of at least `min_chars` letters that
+    are not stop words."""
+    return [w for w in words(text) if len(w) >= min_chars and w not in STOP_WORDS]
+
+
 def content_stems(text: str, min_chars: int) -> set[str]:
-    """Distinct stems of the text's content words (not stop words, at least `min_chars` letters)."""
-    return {stem(w) for w in words(text) if len(w) >= min_chars and w not in STOP_WORDS}
+    """Distinct stems of the text's content words."""
+    return {stem(w) for w in content_words(text, min_chars)}
 
 
 def _spelled_value(phrase: str) -> int | None:
@@ -128,7 +133,7 @@ def numbers(text: str) -> dict[str, str]:
     """
     text = plain(text)
     out: dict[str, str] = {}
-    for m in _NUMBER.finditer(text):
+    for m in NUMBER.finditer(text):
         surface = m.group(0).rstrip(".,")
         digits = surface
         if re.fullmatch(r"\d{1,3}(,\d{3})+(\.\d+)?", digits):
