@@ -43,12 +43,12 @@ def after_choose(state: NavigatorState) -> Literal["read_leaf", "choose_child", 
 
 def after_read(state: NavigatorState, runtime: Runtime[NavigatorSettings]
                ) -> Literal["judge_leaf", "backtrack", "finish"]:
-    s = nav_settings(runtime)
+    cfg = nav_settings(runtime)
     if state.get("status"):
         return "finish"
-    if s.model is not None:
+    if cfg.model is not None:
         return "judge_leaf"
-    return "finish" if len(state["leaves"]) >= s.max_leaves else "backtrack"
+    return "finish" if len(state["leaves"]) >= cfg.max_leaves else "backtrack"
 
 
 def after_judge(state: NavigatorState, runtime: Runtime[NavigatorSettings]

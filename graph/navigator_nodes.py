@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker.document.tokens import count_tokens
-from chunker.graph.navigator_state import Candidate, NavigatorState
+from chunker.graph.navigator_state import Branch, NavigatorState
 from chunker.navigation import llm
 from chunker.navigation.scoring import child_scores, node_scores
 from chunker.navigation.errors import NavigationError
@@ -15,12 +15,12 @@ from chunker.navigation.tree import Tree, open_tree
 
 
 def nav_settings(runtime: Runtime) -> NavigatorSettings:
-    ctx = runtime.context
-    if ctx is None:
+    context = runtime.context
+    if context is None:
         return NavigatorSettings()
-    if isinstance(ctx, dict):  # served: the context arrives as JSON
-        return NavigatorSettings(**ctx)
-    return ctx
+    if isinstance(context, dict):  # served: the context arrives as JSON
+        return NavigatorSettings(**context)
+    return context
 
 
 def tree_of(state: NavigatorState) -> Tree:
@@ -45,17 +45,17 @@ def start(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
 
 def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
     """Rank the current block's children; descend into the best, keep the rest for later."""
-    s, tree = nav_settings(runtime), tree_of(state)
+    cfg, tree = nav_settings(runtime), tree_of(state)
     node = tree.node(state["current"])
     refs = [tree.ref(c) for c in node.children]
     cost = 0 if node.id in state["shown"] else count_tokens(llm.children_listing(refs))
-    if state["tokens_read"] + cost > s.budget_tokens:
+    if state["tokens_read"] + cost > cfg.budget_tokens:
         return {"status": "budget_exhausted"}
-    sims = child_scores(tree, s, state["question"], node.children)
+    sims = child_scores(tree, cfg, state["question"], node.children)
     order = sorted(range(len(refs)), key=lambda i: -sims[i])
     stats: dict[str, int] = {}
-    if s.model is not None:
-        outcome = llm.choose_child(s, state["question"], refs)
+    if cfg.model is not None:
+        outcome = llm.choose_child(cfg, state["question"], refs)
         stats.update(outcome.stats)
         if outcome.value is None:
             stats["fallbacks.choose"] = 1
@@ -65,10 +65,10 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
     else:
         stats["choices.embeddings"] = 1
     seq = state["seq"]
-    pushed: list[Candidate] = []
+    pushed: list[Branch] = []
     for i in reversed(order[1:]):  # pushed worst first: depth_first pops the next-best
         seq += 1
-        pushed.append(Candidate(id=node.children[i], score=sims[i], seq=seq))
+        pushed.append(Branch(id=node.children[i], score=sims[i], seq=seq))
     chosen = node.children[order[0]]
     tokens = state["tokens_read"] + cost
     _emit(runtime, "choose", chosen, tokens)
@@ -78,11 +78,11 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
 
 
 def read_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
-    s, tree = nav_settings(runtime), tree_of(state)
+    cfg, tree = nav_settings(runtime), tree_of(state)
     passage = tree.read_original(state["current"])
-    if state["tokens_read"] + passage.tokens > s.budget_tokens:
+    if state["tokens_read"] + passage.tokens > cfg.budget_tokens:
         return {"status": "budget_exhausted"}
-    score = node_scores(tree, s, state["question"])[passage.id]
+    score = node_scores(tree, cfg, state["question"])[passage.id]
     tokens = state["tokens_read"] + passage.tokens
     _emit(runtime, "read", passage.id, tokens)
     return {"leaves": state["leaves"] + [passage.id], "tokens_read": tokens,
@@ -90,9 +90,9 @@ def read_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dic
 
 
 def judge_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
-    s, tree = nav_settings(runtime), tree_of(state)
+    cfg, tree = nav_settings(runtime), tree_of(state)
     leaf = state["leaves"][-1]
-    outcome = llm.judge_leaf(s, state["question"], tree.read_original(leaf).original)
+    outcome = llm.judge_leaf(cfg, state["question"], tree.read_original(leaf).original)
     stats = dict(outcome.stats)
     if outcome.value is None:
         stats["fallbacks.judge"] = 1
@@ -104,11 +104,11 @@ def judge_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> di
 
 def backtrack(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
     """Jump to the next branch not taken; none left means every branch was tried."""
-    s = nav_settings(runtime)
+    cfg = nav_settings(runtime)
     frontier = list(state["frontier"])
     if not frontier:
         return {"status": "exhausted"}
-    if s.backtrack == "depth_first":
+    if cfg.backtrack == "depth_first":
         pick = max(range(len(frontier)), key=lambda i: frontier[i]["seq"])
     else:
         pick = max(range(len(frontier)), key=lambda i: (frontier[i]["score"], -frontier[i]["seq"]))

@@ -11,8 +11,8 @@ from typing import Annotated, TypedDict
 from chunker.state.schema import add_counts
 
 
-class Candidate(TypedDict):
-    """A branch not taken yet, kept for backtracking."""
+class Branch(TypedDict):
+    """A branch not taken yet, kept on the frontier for backtracking."""
 
     id: str
     score: float
@@ -47,7 +47,7 @@ class NavigatorOutput(TypedDict, total=False):
 
 class NavigatorState(NavigatorInput, NavigatorOutput, total=False):
     current: str
-    frontier: list[Candidate]
+    frontier: list[Branch]
     shown: list[str]
     """Blocks whose children's summaries were already counted in tokens_read."""
     leaf_scores: dict[str, float]

@@ -30,7 +30,7 @@ def test_tool_list_and_calls_in_process(trees):
     cinderella, _ = trees
     tree = open_tree(cinderella)
     leaf = tree.leaf_ids()[3]
-    server = build_server([cinderella], NavigatorSettings(embeddings="none"))
+    server = build_server([cinderella], NavigatorSettings(embeddings="bm25"))
 
     async def session():
         async with Client(server) as client:
@@ -55,7 +55,7 @@ def test_tool_list_and_calls_in_process(trees):
 
 def test_several_trees_are_told_apart_by_name(trees):
     cinderella, one_leaf = trees
-    server = build_server([cinderella, one_leaf], NavigatorSettings(embeddings="none"))
+    server = build_server([cinderella, one_leaf], NavigatorSettings(embeddings="bm25"))
 
     async def session():
         async with Client(server) as client:

@@ -40,7 +40,7 @@ def test_ask_prints_one_json_line_per_question(tree_dir, tmp_path):
 
 def test_ask_with_the_scripted_model_answers_in_words(tree_dir):
     proc = chunker_cli("ask", tree_dir, 'Where does it say "the shoe was too small"?', "--model",
-                       "scripted", "--embeddings", "none", "--max-leaves", "40", "--budget", "100000")
+                       "scripted", "--embeddings", "bm25", "--max-leaves", "40", "--budget", "100000")
     assert proc.returncode == 0, proc.stderr
     out = proc.stdout
     assert "the shoe was too small" in out.casefold() and "| answered" in out

@@ -66,10 +66,10 @@ def test_fusion_is_reciprocal_ranks_of_bm25_and_embeddings(tree_dir):
     question = "Who lost a glass slipper at the ball?"
     scores = fused(tree, HYBRID, question)
     assert set(scores) == set(tree.nodes)
-    bm25 = tree.index("none", HYBRID.piece_tokens).scores(question)
+    bm25 = tree.index("bm25", HYBRID.piece_tokens).scores(question)
     best = max(bm25, key=bm25.__getitem__)
     assert 1 / (HYBRID.rrf_k + 1) < scores[best] <= 2 / (HYBRID.rrf_k + 1)
-    bm25_only = NavigatorSettings(**{**HYBRID.__dict__, "embeddings": "none"})
+    bm25_only = NavigatorSettings(**{**HYBRID.__dict__, "embeddings": "bm25"})
     assert max(fused(tree, bm25_only, question).values()) == pytest.approx(1 / (HYBRID.rrf_k + 1))
 
 

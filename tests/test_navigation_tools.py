@@ -12,7 +12,7 @@ from chunker.navigation import NavigationError, NavigatorSettings, NotARun, Unkn
 from conftest import CINDERELLA
 from test_navigation_trees import build_cinderella
 
-BM25 = NavigatorSettings(embeddings="none")
+BM25 = NavigatorSettings(embeddings="bm25")
 
 
 @pytest.fixture(scope="module")
@@ -98,13 +98,19 @@ def test_search_finds_the_leaf_that_holds_a_phrase(tools, tree, raw):
     leaves = [n for n in raw["nodes"] if n["level"] == 0]
     target = leaves[len(leaves) // 2]
     words = " ".join(target["original"].split()[5:17])
-    results = tree.search(words, 5, embeddings="none", piece_tokens=200)
+    results = tree.search(words, 5, embeddings="bm25", piece_tokens=200)
     assert results.method == "bm25"
     # the leaf, or one of its few ancestors (whose text quotes its first sentence), ranks first
     assert target["id"] in [h.node.id for h in results.hits]
     assert results.tokens == count_tokens(results.render())
     text = tools["search"].invoke({"query": words, "k": 2})
     assert len(re.findall(r"^- L\d+-\d+ ", text, re.MULTILINE)) == 2
+
+
+def test_none_is_the_older_spelling_of_bm25(tree):
+    """`--embeddings none` (saved settings, old scripts) still means BM25, through one index."""
+    assert tree.index("none", 200) is tree.index("bm25", 200)
+    assert tree.search("slipper", 3, embeddings="none", piece_tokens=200).method == "bm25"
 
 
 def test_unknown_node_id_is_an_error_the_agent_can_read(tools, tree):

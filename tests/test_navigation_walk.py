@@ -14,9 +14,9 @@ from chunker.navigation.llm import children_listing
 from conftest import scripted
 from test_navigation_trees import ONE_LEAF_TEXT, build_cinderella, build_one_leaf
 
-SCRIPTED = NavigatorSettings(model="scripted", embeddings="none", budget_tokens=100_000,
+SCRIPTED = NavigatorSettings(model="scripted", embeddings="bm25", budget_tokens=100_000,
                              max_leaves=50)
-EMBEDDINGS_ONLY = NavigatorSettings(model=None, embeddings="none", budget_tokens=100_000,
+EMBEDDINGS_ONLY = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=100_000,
                                     max_leaves=2)
 
 
@@ -72,7 +72,7 @@ def test_the_models_choice_leads_where_embeddings_would_not(tree_dir):
     # The model (word overlap) follows the summary's words to the last section; BM25 follows
     # the rare word, repeated, to the first.
     question = f"{_steer_to(tree, _leftmost_leaf(tree, top[-1]))} " + " ".join([rare] * 30)
-    bm25 = tree.index("none", 200).scores(question)
+    bm25 = tree.index("bm25", 200).scores(question)
     assert max(top, key=lambda c: bm25[c]) == top[0]
     with_model = ask(str(tree_dir), question, NavigatorSettings(**{**SCRIPTED.__dict__, "max_leaves": 1}))
     without = ask(str(tree_dir), question, EMBEDDINGS_ONLY)
@@ -106,7 +106,7 @@ def test_embeddings_only_opens_max_leaves_best_first(tree_dir):
     r = ask(str(tree_dir), question, EMBEDDINGS_ONLY)
     assert r.llm_calls == 0 and r.status == "max_leaves" and len(r.leaves) == 2
     assert r.answer in {tree.node(i).original.strip() for i in r.leaves}
-    ranked = tree.index("none", 200).scores(question)
+    ranked = tree.index("bm25", 200).scores(question)
     first = tree.node(tree.root_id).children
     assert r.path[1] == max(first, key=lambda c: ranked[c])  # the best-matching child first
 
@@ -114,10 +114,10 @@ def test_embeddings_only_opens_max_leaves_best_first(tree_dir):
 def test_budget_exhausted_stops_before_reading_past_the_cap(tree_dir):
     tree = open_tree(tree_dir)
     root_listing = count_tokens(children_listing([tree.ref(c) for c in tree.node(tree.root_id).children]))
-    tight = NavigatorSettings(model=None, embeddings="none", budget_tokens=root_listing - 1)
+    tight = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=root_listing - 1)
     r = ask(str(tree_dir), "Who lost a slipper at the ball?", tight)
     assert r.status == "budget_exhausted" and r.leaves == [] and r.tokens_read == 0
-    roomy = NavigatorSettings(model=None, embeddings="none", budget_tokens=root_listing + 400,
+    roomy = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=root_listing + 400,
                               max_leaves=10)
     r = ask(str(tree_dir), "Who lost a slipper at the ball?", roomy)
     assert r.status == "budget_exhausted" and r.tokens_read <= roomy.budget_tokens

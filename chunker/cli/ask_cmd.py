@@ -56,8 +56,9 @@ def ask_command(
                               "judges leaves: local, ollama:NAME, scripted..."),
     embeddings_only: bool = typer.Option(False, "--embeddings-only", help="Walk by embedding "
                                          "similarity alone, with no LLM."),
-    embeddings: str = typer.Option(NavigatorSettings.embeddings, "--embeddings", help="local, "
-                                   "lexical, ollama:NAME, or none (BM25)."),
+    embeddings: str = typer.Option(NavigatorSettings.embeddings, "--embeddings", help="Search "
+                                   "method: local, lexical, ollama:NAME, or bm25 (none: the "
+                                   "same, older spelling)."),
     budget: int = typer.Option(NavigatorSettings.budget_tokens, "--budget",
                                help="Cap on the tokens the walk reads."),
     max_leaves: int = typer.Option(NavigatorSettings.max_leaves, "--max-leaves",
@@ -73,7 +74,7 @@ def ask_command(
     from chunker.llm.registry import preflight
     from chunker.embeddings.registry import preflight_embeddings
     from chunker.navigation.ask import ask
-    from chunker.navigation.search import NO_EMBEDDINGS
+    from chunker.navigation.search import BM25_SPECS
     from chunker.navigation.errors import NavigationError
     from chunker.navigation.tree import open_tree
 
@@ -86,12 +87,11 @@ def ask_command(
         tree = open_tree(output_dir)
         if start is not None:
             tree.node(start)
-        settings = NavigatorSettings(model=None if embeddings_only else model,
-                                     embeddings=embeddings, budget_tokens=budget,
-                                     max_leaves=max_leaves)
-        if settings.model is not None:
-            preflight(ChunkerSettings(model=settings.model).resolve())
-        if embeddings not in NO_EMBEDDINGS:
+        cfg = NavigatorSettings(model=None if embeddings_only else model,
+                                embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves)
+        if cfg.model is not None:
+            preflight(ChunkerSettings(model=cfg.model).resolve())
+        if embeddings not in BM25_SPECS:
             preflight_embeddings(embeddings)
     except (ValueError, NavigationError, ModelUnavailable) as exc:
         raise _fail(str(exc))
@@ -106,7 +106,7 @@ def ask_command(
         if not quiet:
             err.print(f"[bold]?[/] {q}", highlight=False)
         try:
-            result = ask(str(output_dir), q, settings, on_step=progress, start_node=start)
+            result = ask(str(output_dir), q, cfg, on_step=progress, start_node=start)
         except NavigationError as exc:
             raise _fail(str(exc))
         if as_json:

@@ -182,7 +182,7 @@ def cost(
 def navigation(
     run: Path = typer.Argument(..., help="A finished run directory (the tree to navigate)."),
     questions: Path = typer.Option(..., "--questions", help="JSONL: `question` and `must_contain` a line."),
-    embeddings: str = typer.Option("local", "--embeddings", help="local, lexical, ollama:NAME, none (BM25)."),
+    embeddings: str = typer.Option("local", "--embeddings", help="local, lexical, ollama:NAME, bm25 (none: the same)."),
     model: str | None = typer.Option("local", "--model", "-m", help="Model of the LLM navigator "
                                      "('none' to skip it)."),
     budget: int | None = typer.Option(None, "--budget", help="Navigator token budget."),

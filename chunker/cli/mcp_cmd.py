@@ -20,7 +20,7 @@ EXIT_USAGE = 2
 def mcp_command(
     output_dirs: list[Path] = typer.Argument(..., help="OUT folders of finished runs."),
     embeddings: str = typer.Option(NavigatorSettings.embeddings, "--embeddings",
-                                   help="Search: local, lexical, ollama:NAME, or none (BM25)."),
+                                   help="Search: local, lexical, ollama:NAME, or bm25 (none: the same)."),
 ) -> None:
     """Serve the trees' overview, open_node, read_original, search and zoom_out tools (MCP, stdio)."""
     from chunker.navigation.errors import NavigationError
@@ -28,10 +28,10 @@ def mcp_command(
 
     from chunker.embeddings.registry import preflight_embeddings
     from chunker.llm.errors import ModelUnavailable
-    from chunker.navigation.search import NO_EMBEDDINGS
+    from chunker.navigation.search import BM25_SPECS
 
     try:
-        if embeddings not in NO_EMBEDDINGS:
+        if embeddings not in BM25_SPECS:
             preflight_embeddings(embeddings)
         server = build_server(output_dirs, NavigatorSettings(embeddings=embeddings))
     except (NavigationError, ValueError, ModelUnavailable) as exc:

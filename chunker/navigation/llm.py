@@ -28,10 +28,11 @@ class LlmOutcome:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-def _settings(s: NavigatorSettings) -> ChunkerSettings:
-    assert s.model is not None
-    return ChunkerSettings(model=s.model, run_dir=s.calls_dir, temperature=s.temperature,
-                           llm_timeout_s=s.llm_timeout_s).resolve()
+def _chunker_cfg(cfg: NavigatorSettings) -> ChunkerSettings:
+    """The `ChunkerSettings` that `call_llm` needs for the navigator's model."""
+    assert cfg.model is not None
+    return ChunkerSettings(model=cfg.model, run_dir=cfg.calls_dir, temperature=cfg.temperature,
+                           llm_timeout_s=cfg.llm_timeout_s).resolve()
 
 
 def children_listing(children: list[NodeRef]) -> str:
@@ -39,11 +40,11 @@ def children_listing(children: list[NodeRef]) -> str:
     return "\n".join(f"[{i}] {c.summary}" for i, c in enumerate(children, 1))
 
 
-def choose_child(s: NavigatorSettings, question: str, children: list[NodeRef]) -> LlmOutcome:
+def choose_child(cfg: NavigatorSettings, question: str, children: list[NodeRef]) -> LlmOutcome:
     """The index (0-based) of the child the model picks, or None if it picked nothing usable."""
     user = prompts.render("navigate_choose", question=question,
                           children=children_listing(children))
-    result = call_llm(_settings(s), node="choose_child", task="navigate_choose", user=user,
+    result = call_llm(_chunker_cfg(cfg), node="choose_child", task="navigate_choose", user=user,
                       background="", max_output_tokens=16)
     choice = getattr(result.parsed, "choice", None)
     if isinstance(choice, int) and 1 <= choice <= len(children):
@@ -51,11 +52,11 @@ def choose_child(s: NavigatorSettings, question: str, children: list[NodeRef]) -
     return LlmOutcome(None, result.stats)
 
 
-def judge_leaf(s: NavigatorSettings, question: str, passage: str) -> LlmOutcome:
+def judge_leaf(cfg: NavigatorSettings, question: str, passage: str) -> LlmOutcome:
     """Whether the passage answers the question, with the answer; None if unusable."""
     user = prompts.render("navigate_answer", question=question, passage=passage)
-    result = call_llm(_settings(s), node="judge_leaf", task="navigate_answer", user=user,
-                      background="", max_output_tokens=s.answer_max_tokens)
+    result = call_llm(_chunker_cfg(cfg), node="judge_leaf", task="navigate_answer", user=user,
+                      background="", max_output_tokens=cfg.answer_max_tokens)
     parsed = result.parsed
     if parsed is None:
         return LlmOutcome(None, result.stats)

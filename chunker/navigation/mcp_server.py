@@ -42,7 +42,7 @@ def tree_names(paths: list[str | Path]) -> dict[str, Tree]:
 
 def build_server(paths: list[str | Path], settings: NavigatorSettings | None = None) -> MCPServer:
     """An MCP server over the finished runs in `paths` (opened now: bad paths fail early)."""
-    s = settings or NavigatorSettings()
+    cfg = settings or NavigatorSettings()
     trees = tree_names(paths)
     server = MCPServer(SERVER_NAME, instructions=(
         "Browse document trees built by chunker: start with overview, descend with open_node, "
@@ -82,11 +82,11 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
 
     @server.tool(structured_output=False, description=DESCRIPTIONS["search"])
     def search(query: Annotated[str, Field(description="what you are looking for")],
-               k: Annotated[int, Field(ge=1, le=50, description="how many nodes")] = s.search_k,
+               k: Annotated[int, Field(ge=1, le=50, description="how many nodes")] = cfg.search_k,
                tree: TreeName = None) -> str:
-        return run(lambda: pick(tree).search(query, k, embeddings=s.embeddings,
-                                             piece_tokens=s.piece_tokens,
-                                             cache=s.cache_embeddings))
+        return run(lambda: pick(tree).search(query, k, embeddings=cfg.embeddings,
+                                             piece_tokens=cfg.piece_tokens,
+                                             cache=cfg.cache_embeddings))
 
     @server.tool(structured_output=False, description=DESCRIPTIONS["zoom_out"])
     def zoom_out(node_id: NodeId, tree: TreeName = None) -> str:

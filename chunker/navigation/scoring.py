@@ -18,48 +18,45 @@ can compare branches taken at different depths.
 
 from __future__ import annotations
 
-from chunker.navigation.search import NO_EMBEDDINGS
+from chunker.navigation.search import BM25, BM25_SPECS
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree
 
-BM25 = "none"
-"""Provider string of the BM25 index (`chunker.navigation.search.NO_EMBEDDINGS`)."""
 
-
-def similarities(tree: Tree, s: NavigatorSettings, question: str) -> dict[str, float]:
+def similarities(tree: Tree, cfg: NavigatorSettings, question: str) -> dict[str, float]:
     """Similarity of every node to the question (the `search` tool's index)."""
-    return tree.index(s.embeddings, s.piece_tokens, s.cache_embeddings).scores(question)
+    return tree.index(cfg.embeddings, cfg.piece_tokens, cfg.cache_embeddings).scores(question)
 
 
-def fused(tree: Tree, s: NavigatorSettings, question: str) -> dict[str, float]:
+def fused(tree: Tree, cfg: NavigatorSettings, question: str) -> dict[str, float]:
     """Reciprocal-rank fusion of BM25 and embedding ranks: sum of 1 / (rrf_k + rank).
 
     With `embeddings` set to BM25 itself there is one ranking to fuse (no double count)."""
-    bm25 = tree.index(BM25, s.piece_tokens, s.cache_embeddings).scores(question)
+    bm25 = tree.index(BM25, cfg.piece_tokens, cfg.cache_embeddings).scores(question)
     # A node that shares no word with the question is not ranked by BM25 at all: ranking
     # the tied zeros would hand out credit by tree order.
     rankings = [{nid: v for nid, v in bm25.items() if v > 0}]
-    if s.embeddings not in NO_EMBEDDINGS:
-        rankings.append(similarities(tree, s, question))
+    if cfg.embeddings not in BM25_SPECS:
+        rankings.append(similarities(tree, cfg, question))
     out = {nid: 0.0 for nid in tree.nodes}
     for scores in rankings:
         order = sorted(scores, key=lambda nid: -scores[nid])  # stable: ties keep tree order
         for rank, nid in enumerate(order, 1):
-            out[nid] += 1.0 / (s.rrf_k + rank)
+            out[nid] += 1.0 / (cfg.rrf_k + rank)
     return out
 
 
-def node_scores(tree: Tree, s: NavigatorSettings, question: str) -> dict[str, float]:
+def node_scores(tree: Tree, cfg: NavigatorSettings, question: str) -> dict[str, float]:
     """Each node's own relevance under the configured method (before any subtree max)."""
-    if s.child_scoring == "hybrid":
-        return fused(tree, s, question)
-    return similarities(tree, s, question)
+    if cfg.child_scoring == "hybrid":
+        return fused(tree, cfg, question)
+    return similarities(tree, cfg, question)
 
 
-def child_scores(tree: Tree, s: NavigatorSettings, question: str,
+def child_scores(tree: Tree, cfg: NavigatorSettings, question: str,
                  children: list[str]) -> list[float]:
     """One score per child, in the children's order (higher: descend there first)."""
-    every = node_scores(tree, s, question)
-    if s.child_scoring == "node":
+    every = node_scores(tree, cfg, question)
+    if cfg.child_scoring == "node":
         return [every[c] for c in children]
     return [max(every[d] for d in tree.descendants(c)) for c in children]

@@ -1,4 +1,4 @@
-"""Search over node texts: embeddings when a provider is configured, BM25 otherwise.
+"""Search over node texts: an embeddings provider, or BM25 (`bm25`).
 
 Both indexes answer `scores(query) -> {id: score}` (higher is better), so that the
 `search` tool, the navigator's embedding fallback and the flat top-k baselines rank
@@ -14,19 +14,21 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from pathlib import Path
 from typing import Protocol
 
 import numpy as np
 
 from chunker.document.tokens import encoding
+from chunker.document.words import TERM
 
 log = logging.getLogger(__name__)
 
-NO_EMBEDDINGS = ("none", "bm25")
-"""Provider strings that ask for BM25 (no embedding model at all)."""
-_WORD = re.compile(r"[^\W_]+")
+BM25 = "bm25"
+"""The search method string of the BM25 index (rank-bm25: no embedding model at all)."""
+BM25_SPECS = (BM25, "none")
+"""What asks for BM25 where an embeddings provider could go: `bm25`, and `none`, its older
+spelling (`chunker ask --embeddings none` and saved settings still work)."""
 
 
 class TextIndex(Protocol):
@@ -46,14 +48,14 @@ def split_pieces(text: str, piece_tokens: int) -> list[str]:
 
 
 def tokenize(text: str) -> list[str]:
-    """BM25 terms: case-folded words (curly and straight apostrophes both split words)."""
-    return _WORD.findall(text.casefold())
+    """BM25 terms: case-folded `TERM`s (curly and straight apostrophes both split words)."""
+    return TERM.findall(text.casefold())
 
 
 class Bm25Index:
     """Okapi BM25 over whole texts (BM25 normalises length itself: no pieces needed)."""
 
-    method = "bm25"
+    method = BM25
 
     def __init__(self, texts: dict[str, str]):
         from rank_bm25 import BM25Okapi
@@ -124,7 +126,7 @@ def _normalise(matrix: np.ndarray) -> np.ndarray:
 
 def load_embeddings(spec: str):
     """The LangChain `Embeddings` for a provider string, or None for BM25."""
-    if spec in NO_EMBEDDINGS:
+    if spec in BM25_SPECS:
         return None
     from chunker.embeddings.registry import get_embeddings  # lazy: torch is heavy
 
@@ -133,7 +135,7 @@ def load_embeddings(spec: str):
 
 def build_index(texts: dict[str, str], spec: str, *, piece_tokens: int,
                 cache_dir: Path | None = None) -> TextIndex:
-    """An embedding index for `spec`, or BM25 when `spec` names no embedding model."""
+    """An embedding index for `spec`, or BM25 when `spec` asks for it (`BM25_SPECS`)."""
     embeddings = load_embeddings(spec)
     if embeddings is None:
         return Bm25Index(texts)

@@ -14,9 +14,10 @@ class NavigatorSettings:
     """Chat model that chooses children and judges leaves (`local`, `ollama:NAME`,
     `scripted`...). `None` walks by embedding similarity alone (no LLM call at all)."""
     embeddings: str = "local"
-    """Embeddings provider for search and for choosing when there is no model or the model's
-    answer cannot be used: `local` (all-MiniLM-L6-v2), `lexical`, `ollama:NAME`, or `none`
-    (BM25 from rank-bm25)."""
+    """Search method, for the `search` tool and for choosing when there is no model or the
+    model's answer cannot be used: an embeddings provider (`local`: all-MiniLM-L6-v2,
+    `lexical`, `ollama:NAME`) or `bm25` (BM25 from rank-bm25, no embedding model; `none` is
+    its older spelling and still accepted)."""
     budget_tokens: int = 2000
     """Hard cap on what the walk reads: children's summaries at each choice plus the leaves'
     original texts. A step that would exceed it is not taken and the walk ends."""

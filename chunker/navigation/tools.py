@@ -51,7 +51,7 @@ DESCRIPTIONS = {
 
 def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[StructuredTool]:
     """The five navigation tools bound to one tree."""
-    s = settings or NavigatorSettings()
+    cfg = settings or NavigatorSettings()
 
     def overview() -> str:
         return _shown(tree.overview())
@@ -62,9 +62,9 @@ def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[St
     def read_original(node_id: str) -> str:
         return _shown(tree.read_original(node_id))
 
-    def search(query: str, k: int = s.search_k) -> str:
-        return _shown(tree.search(query, k, embeddings=s.embeddings, piece_tokens=s.piece_tokens,
-                                  cache=s.cache_embeddings))
+    def search(query: str, k: int = cfg.search_k) -> str:
+        return _shown(tree.search(query, k, embeddings=cfg.embeddings, piece_tokens=cfg.piece_tokens,
+                                  cache=cfg.cache_embeddings))
 
     def zoom_out(node_id: str) -> str:
         return _shown(tree.zoom_out(node_id))

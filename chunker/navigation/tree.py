@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation.errors import NavigationError, NotARun, UnknownNode
-from chunker.navigation.search import TextIndex, build_index, top_k
+from chunker.navigation.search import BM25, BM25_SPECS, TextIndex, build_index, top_k
 from chunker.navigation.views import (Neighbourhood, NodeRef, NodeView, Passage, SearchHit,
                                       SearchResults)
 from chunker.output.hierarchy import Hierarchy, TreeNode
@@ -118,7 +118,7 @@ class Tree:
 
     def index(self, embeddings: str, piece_tokens: int, cache: bool = True) -> TextIndex:
         """The search index over every node, built once per tree and provider."""
-        key = (embeddings, piece_tokens)
+        key = (BM25 if embeddings in BM25_SPECS else embeddings, piece_tokens)  # one BM25 index
         if key not in self._indexes:
             cache_dir = self.path / ".chunker" / "navigation" if cache and self.path else None
             texts = {nid: self.search_text(nid) for nid in self.nodes}
