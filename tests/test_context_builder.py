@@ -4,7 +4,7 @@ per-task policies (the rewrite sees its predecessor whole; the others see summar
 from langgraph.store.memory import InMemoryStore
 
 from chunker.background.builder import START_MARKER, BackgroundBuilder, BackgroundItem, render_item
-from chunker.background.policy import leaf_background, rewrite_candidates, summary_candidates
+from chunker.background.policy import leaf_background, rewrite_items, summary_items
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.state.records import NodeRecord
@@ -69,9 +69,9 @@ def _store(n_leaves=6, levels=4, leaf_text="leaf text"):
 
 def test_policies_offer_what_each_task_needs():
     rs, latest = _store()
-    rewrite = [c.id for c in rewrite_candidates(rs, 6, latest)]
+    rewrite = [c.id for c in rewrite_items(rs, 6, latest)]
     assert rewrite == ["L0-00005", "L4-00000", "L3-00000", "L2-00000", "L1-00000"]
-    summary = list(summary_candidates(rs, 6, latest))
+    summary = list(summary_items(rs, 6, latest))
     assert [c.id for c in summary] == ["L4-00000", "L3-00000", "L2-00000", "L1-00000", "L0-00005",
                                        "L0-00004", "L0-00003", "L0-00002", "L0-00001", "L0-00000"]
     assert summary[4].text == "summary 5"  # the predecessor's summary, not its text
@@ -93,7 +93,7 @@ def test_the_previous_original_stands_in_when_the_rewrite_was_not_kept():
     rs, latest = _store()
     prev = rs.get_node(node_id(0, 5)).model_copy(update={"rewrite_kept": False})
     rs.put_node(prev)
-    assert next(rewrite_candidates(rs, 6, latest)).text == prev.original
+    assert next(rewrite_items(rs, 6, latest)).text == prev.original
 
 
 def test_render_order_is_prefix_stable():

@@ -55,12 +55,12 @@ class BackgroundBuilder:
         self.budget = max(0, int(budget_tokens))
         self.stable = order == "stable"
 
-    def select(self, candidates: Iterable[BackgroundItem]) -> list[BackgroundItem]:
-        """Whole items in priority order while the rendered block stays within the budget
-        (measured on the rendering itself, so labels, newlines and tags count)."""
+    def select(self, offered: Iterable[BackgroundItem]) -> list[BackgroundItem]:
+        """Whole items of `offered`, in its (priority) order, while the rendered block stays
+        within the budget (measured on the rendering itself, so labels, newlines and tags count)."""
         chosen: list[BackgroundItem] = []
         used = _WRAPPER_TOKENS
-        for item in candidates:
+        for item in offered:
             if not item.text or used + item.tokens > self.budget:
                 continue  # cannot fit even before its label: skip without rendering
             cost = count_tokens(render_item(item) + "\n")  # with the newline that joins it
@@ -86,5 +86,5 @@ class BackgroundBuilder:
             return f"{_OPEN}\n{START_MARKER}\n{_CLOSE}" if at_start else ""
         return "\n".join([_OPEN, *(render_item(it) for it in ordered), _CLOSE])
 
-    def build(self, candidates: Iterable[BackgroundItem], *, at_start: bool = False) -> str:
-        return self.render(self.select(candidates), at_start=at_start)
+    def build(self, offered: Iterable[BackgroundItem], *, at_start: bool = False) -> str:
+        return self.render(self.select(offered), at_start=at_start)

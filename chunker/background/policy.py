@@ -38,14 +38,14 @@ def leaf_background(rs: RunStore, cfg: ChunkerSettings, leaf_index: int,
     """The rendered background for a call about leaf `leaf_index`."""
     if task == "rewrite":
         builder = BackgroundBuilder(rewrite_budget(cfg), cfg.background_order)
-        candidates = rewrite_candidates(rs, leaf_index, latest)
+        items = rewrite_items(rs, leaf_index, latest)
     else:
         builder = BackgroundBuilder(cfg.background_budget_tokens, cfg.background_order)
-        candidates = summary_candidates(rs, leaf_index, latest)
-    return builder.build(candidates, at_start=leaf_index == 0)
+        items = summary_items(rs, leaf_index, latest)
+    return builder.build(items, at_start=leaf_index == 0)
 
 
-def rewrite_candidates(rs: RunStore, leaf_index: int,
+def rewrite_items(rs: RunStore, leaf_index: int,
                        latest: list[str | None]) -> Iterator[BackgroundItem]:
     if leaf_index > 0:
         prev = rs.find_node(node_id(0, leaf_index - 1))
@@ -53,13 +53,13 @@ def rewrite_candidates(rs: RunStore, leaf_index: int,
             text, tokens = prev.background_text()
             yield BackgroundItem("predecessor", prev.id, text, tokens, position=leaf_index - 1,
                                  label="the text right before this passage")
-    yield from level_candidates(rs, latest, above=0)
+    yield from level_items(rs, latest, above=0)
 
 
-def summary_candidates(rs: RunStore, leaf_index: int,
+def summary_items(rs: RunStore, leaf_index: int,
                        latest: list[str | None]) -> Iterator[BackgroundItem]:
     """Level summaries first, then the predecessor's summary, then earlier summaries."""
-    yield from level_candidates(rs, latest, above=0)
+    yield from level_items(rs, latest, above=0)
     if leaf_index > 0:
         prev = rs.find_node(node_id(0, leaf_index - 1))
         if prev:
@@ -72,7 +72,7 @@ def summary_candidates(rs: RunStore, leaf_index: int,
                                  position=leaf_index - back)
 
 
-def level_candidates(rs: RunStore, latest: list[str | None], above: int) -> Iterator[BackgroundItem]:
+def level_items(rs: RunStore, latest: list[str | None], above: int) -> Iterator[BackgroundItem]:
     """The latest block of each level above `above`, highest level first."""
     for level in range(len(latest) - 1, above, -1):
         nid = latest[level]
@@ -85,15 +85,15 @@ def block_background(rs: RunStore, cfg: ChunkerSettings, level: int,
                      latest: list[str | None]) -> str:
     """For grouping or synthesising at `level` (new blocks go to level+1): the preceding
     block at level+1 as predecessor (its summary), then the levels above it."""
-    def candidates() -> Iterator[BackgroundItem]:
+    def items() -> Iterator[BackgroundItem]:
         target = level + 1
         if target < len(latest) and latest[target]:
             rec = rs.find_node(latest[target])
             if rec:
                 yield BackgroundItem("predecessor", rec.id, rec.summary, rec.summary_tokens,
                                      label="previous section, summary")
-        yield from level_candidates(rs, latest, above=target)
+        yield from level_items(rs, latest, above=target)
 
     at_start = not any(latest[level + 1:]) if level + 1 < len(latest) else True
     return BackgroundBuilder(cfg.background_budget_tokens, cfg.background_order).build(
-        candidates(), at_start=at_start)
+        items(), at_start=at_start)
