@@ -25,10 +25,10 @@ from chunker.document.pdf_fonts import profile_fonts, text_pages
 from chunker.document.pdf_model import (DEFAULT_DPI, DEFAULT_MAX_IMAGES, MAGIC_WINDOW, HeadingSpan, HeadingSource,
                                         PageSpan, PdfSettings, PdfText, TableSpan,
                                         is_pdf)  # noqa: F401 (is_pdf is re-exported)
-from chunker.document.pdf_page import OutlineEntry, page_blocks
+from chunker.document.pdf_page import OutlineEntry, page_elements
 
-BLOCK_SEP = "\n\n"
-"""Between Markdown blocks, and after each page's last block: pages tile the text."""
+ELEMENT_SEP = "\n\n"
+"""Between Markdown elements, and after each page's last one: pages tile the text."""
 
 
 @contextmanager
@@ -78,19 +78,19 @@ def _extract(doc: pymupdf.Document, settings: PdfSettings) -> PdfText:
     headings: list[HeadingSpan] = []
     for number in range(doc.page_count):
         page = doc.load_page(number)
-        blocks = page_blocks(page, profile, settings,
-                             outline.get(number + 1, []) if outline else None)
+        elements = page_elements(page, profile, settings,
+                                 outline.get(number + 1, []) if outline else None)
         start = offset
-        for block in blocks:
-            end = offset + len(block.text)
-            if block.kind == "table":
-                tables.append(TableSpan(number + 1, offset, end, block.rows, block.cols))
-            elif block.kind == "heading":
-                headings.append(HeadingSpan(number + 1, offset, end, block.level,
-                                            block.text.lstrip("#").strip()))
-            parts.append(block.text + BLOCK_SEP)
-            offset = end + len(BLOCK_SEP)
-        scanned = not blocks and bool(page.get_images(full=False))
+        for element in elements:
+            end = offset + len(element.text)
+            if element.kind == "table":
+                tables.append(TableSpan(number + 1, offset, end, element.rows, element.cols))
+            elif element.kind == "heading":
+                headings.append(HeadingSpan(number + 1, offset, end, element.level,
+                                            element.text.lstrip("#").strip()))
+            parts.append(element.text + ELEMENT_SEP)
+            offset = end + len(ELEMENT_SEP)
+        scanned = not elements and bool(page.get_images(full=False))
         pages.append(PageSpan(number + 1, start, offset, scanned))
         del page
     markdown = "".join(parts)

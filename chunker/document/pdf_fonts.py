@@ -64,8 +64,8 @@ def profile_fonts(pages: Iterable[dict], settings: PdfSettings) -> FontProfile:
     """Count characters per style over all pages and rank the heading styles."""
     stats: dict[StyleKey, _StyleStats] = defaultdict(_StyleStats)
     for page in pages:
-        for block in page["blocks"]:
-            for line in block.get("lines", ()):
+        for box in page["blocks"]:  # PyMuPDF's text boxes
+            for line in box.get("lines", ()):
                 for span in line["spans"]:
                     n = len(span["text"].strip())
                     if not n:

@@ -48,14 +48,15 @@ class PdfSettings:
     size_cluster_tolerance: float = 0.06
     """Heading glyph sizes within 6 % of each other are one level (rounding and font metrics differ)."""
     paragraph_gap_ratio: float = 1.4
-    """Between two text blocks, a baseline gap over this many times the page's usual line pitch
-    starts a new paragraph; smaller gaps continue one (PDFs often make every line a block)."""
+    """Between two text boxes (PyMuPDF's "blocks"), a baseline gap over this many times the
+    page's usual line pitch starts a new paragraph; smaller gaps continue one (PDFs often make
+    every line a box of its own)."""
     heading_gap_ratio: float = 1.5
     """Consecutive lines of one heading level with a baseline gap up to this many line pitches
     are one heading (a two-line chapter title: 1.45 pitches in the lecture notes), more are two
     headings (1.6 pitches between two bold headings in the earnings release)."""
     same_line_tolerance: float = 2.0
-    """Lines of one block whose baselines differ by less than this (points) are one visual line."""
+    """Lines of one text box whose baselines differ by less than this (points) are one visual line."""
     min_glyph_height: float = 1.0
     """Median span height (points) below which a PDF's font sizes are degenerate (Type3 fonts
     scaled by their matrix, as dvips writes them); glyph size is then the mean advance width of a

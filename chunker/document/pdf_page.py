@@ -1,9 +1,10 @@
-"""One PDF page as Markdown blocks: paragraphs, `#` headings and pipe tables, in reading order.
+"""One PDF page as Markdown elements: paragraphs, `#` headings and pipe tables, in reading order.
 
 Reading order is the order of the page's content stream (the order the producer wrote the text,
 which for typeset documents and most reports is column by column); tables take the place of
-the first line they cover. Lines become paragraphs by block and vertical gap; a paragraph wholly
-in a heading style (see `pdf_fonts`) or matching an outline entry becomes a heading.
+the first line they cover. Lines become paragraphs by text box (PyMuPDF's "blocks") and
+vertical gap; a paragraph wholly in a heading style (see `pdf_fonts`) or matching an outline
+entry becomes a heading.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ class _Line:
     text: str
     style: StyleKey | None
     y: float
-    block: int
+    box: int
+    """Which of the page's text boxes (PyMuPDF's "blocks") the line comes from."""
 
 
 @dataclass(slots=True)
-class Block:
-    """One Markdown block of a page: text ends without a newline; the page joins blocks."""
+class PageElement:
+    """One Markdown element of a page (a paragraph, heading or table): its text ends without a
+    newline; the page joins its elements."""
 
     kind: Literal["text", "heading", "table"]
     text: str
@@ -70,17 +73,17 @@ def norm(text: str) -> str:
     return _SPACES.sub(" ", text).strip().casefold()
 
 
-def page_blocks(page: pymupdf.Page, profile: FontProfile, settings: PdfSettings,
-                outline: list[OutlineEntry] | None) -> list[Block]:
-    """The page's Markdown blocks. With `outline` (the PDF has bookmarks), headings come from
+def page_elements(page: pymupdf.Page, profile: FontProfile, settings: PdfSettings,
+                outline: list[OutlineEntry] | None) -> list[PageElement]:
+    """The page's Markdown elements. With `outline` (the PDF has bookmarks), headings come from
     it alone; without, from the font profile."""
     tables = page.find_tables().tables if settings.find_tables else []
     rects = [pymupdf.Rect(t.bbox) for t in tables]
     emitted: set[int] = set()
-    blocks: list[Block] = []
+    elements: list[PageElement] = []
     lines: list[_Line] = []
     data = page.get_text("dict", flags=pymupdf.TEXTFLAGS_TEXT)
-    for number, raw in enumerate(data["blocks"]):
+    for box, raw in enumerate(data["blocks"]):
         for line in raw.get("lines", ()):
             bbox = pymupdf.Rect(line["bbox"])
             inside = next((i for i, r in enumerate(rects)
@@ -88,9 +91,9 @@ def page_blocks(page: pymupdf.Page, profile: FontProfile, settings: PdfSettings,
                           None)
             if inside is not None:
                 if inside not in emitted:
-                    blocks.extend(_paragraphs(lines, profile, settings, outline is not None))
+                    elements.extend(_paragraphs(lines, profile, settings, outline is not None))
                     lines = []
-                    blocks.append(_table_block(tables[inside]))
+                    elements.append(_table_element(tables[inside]))
                     emitted.add(inside)
                 continue
             text = clean_text("".join(s["text"] for s in line["spans"])).strip()
@@ -98,20 +101,20 @@ def page_blocks(page: pymupdf.Page, profile: FontProfile, settings: PdfSettings,
                 continue
             style = _line_style(line["spans"])
             prev = lines[-1] if lines else None
-            if prev and prev.block == number and abs(prev.y - bbox.y1) < settings.same_line_tolerance:
+            if prev and prev.box == box and abs(prev.y - bbox.y1) < settings.same_line_tolerance:
                 # PyMuPDF splits a visual line at wide gaps; one baseline is one line, so a
                 # word set in a larger font inside a body line never looks like a heading.
                 prev.text += " " + text
                 prev.style = prev.style if prev.style == style else None
             else:
-                lines.append(_Line(text, style, bbox.y1, number))
-    blocks.extend(_paragraphs(lines, profile, settings, outline is not None))
+                lines.append(_Line(text, style, bbox.y1, box))
+    elements.extend(_paragraphs(lines, profile, settings, outline is not None))
     for i, table in enumerate(tables):
         if i not in emitted:
-            blocks.append(_table_block(table))
+            elements.append(_table_element(table))
     if outline is not None:
-        blocks = _apply_outline(blocks, outline)
-    return blocks
+        elements = _apply_outline(elements, outline)
+    return elements
 
 
 def _line_style(spans: list[dict]) -> StyleKey | None:
@@ -120,13 +123,13 @@ def _line_style(spans: list[dict]) -> StyleKey | None:
     return styles.pop() if len(styles) == 1 else None
 
 
-def _table_block(table: pymupdf.table.Table) -> Block:
+def _table_element(table: pymupdf.table.Table) -> PageElement:
     text = table.to_markdown().strip()
-    return Block("table", text, table.bbox[1], rows=table.row_count, cols=table.col_count)
+    return PageElement("table", text, table.bbox[1], rows=table.row_count, cols=table.col_count)
 
 
 def _paragraphs(lines: list[_Line], profile: FontProfile, settings: PdfSettings,
-                outline_mode: bool) -> list[Block]:
+                outline_mode: bool) -> list[PageElement]:
     """Group lines into paragraphs and headings."""
     if not lines:
         return []
@@ -141,18 +144,18 @@ def _paragraphs(lines: list[_Line], profile: FontProfile, settings: PdfSettings,
             gap = line.y - prev.y
             limit = settings.heading_gap_ratio if level else settings.paragraph_gap_ratio
             same_para = level == prev_level and (
-                line.block == prev.block or 0 < gap <= pitch * limit)
+                line.box == prev.box or 0 < gap <= pitch * limit)
             if same_para:
                 prev_lines.append(line)
                 continue
         groups.append((level, [line]))
-    out: list[Block] = []
+    out: list[PageElement] = []
     for level, group in groups:
         title = _LEADING_PUNCT.sub("", " ".join(line.text for line in group))
         if level and _LETTER.search(title) and len(title) <= settings.heading_max_chars:
-            out.append(Block("heading", f"{'#' * level} {title}", group[0].y, level=level))
+            out.append(PageElement("heading", f"{'#' * level} {title}", group[0].y, level=level))
         else:
-            out.append(Block("text", "\n".join(_escape(line.text) for line in group), group[0].y))
+            out.append(PageElement("text", "\n".join(_escape(line.text) for line in group), group[0].y))
     return out
 
 
@@ -160,32 +163,32 @@ def _escape(line: str) -> str:
     return "\\" + line if _MARKDOWN_LIKE.match(line) else line
 
 
-def _apply_outline(blocks: list[Block], outline: list[OutlineEntry]) -> list[Block]:
+def _apply_outline(elements: list[PageElement], outline: list[OutlineEntry]) -> list[PageElement]:
     """Turn the lines that carry an outline title into headings of its level; a title found in
     no line is inserted as a heading where its bookmark points (the page top when unknown)."""
-    out = list(blocks)
+    out = list(elements)
     for entry in outline:
         level = min(entry.level, 6)
-        for i, block in enumerate(out):
-            n = _title_lines(block, norm(entry.title)) if block.kind == "text" else 0
+        for i, element in enumerate(out):
+            n = _title_lines(element, norm(entry.title)) if element.kind == "text" else 0
             if n:
-                lines = block.text.split("\n")
+                lines = element.text.split("\n")
                 title = " ".join(line.removeprefix("\\") for line in lines[:n])
                 rest = "\n".join(lines[n:])
-                out[i:i + 1] = ([Block("heading", f"{'#' * level} {title}", block.y, level=level)]
-                                + ([Block("text", rest, block.y)] if rest else []))
+                out[i:i + 1] = ([PageElement("heading", f"{'#' * level} {title}", element.y, level=level)]
+                                + ([PageElement("text", rest, element.y)] if rest else []))
                 break
         else:
-            heading = Block("heading", f"{'#' * level} {norm_title(entry.title)}", entry.y or 0.0,
+            heading = PageElement("heading", f"{'#' * level} {norm_title(entry.title)}", entry.y or 0.0,
                             level=level)
             at = next((i for i, b in enumerate(out) if entry.y is not None and b.y >= entry.y), None)
             out.insert(at if at is not None else (0 if entry.y is None else len(out)), heading)
     return out
 
 
-def _title_lines(block: Block, want: str) -> int:
-    """How many leading lines of a text block spell the title `want` (0: they do not)."""
-    lines = block.text.split("\n")
+def _title_lines(element: PageElement, want: str) -> int:
+    """How many leading lines of a text element spell the title `want` (0: they do not)."""
+    lines = element.text.split("\n")
     for n in range(1, len(lines) + 1):
         got = norm(" ".join(line.removeprefix("\\") for line in lines[:n]))
         if got == want:

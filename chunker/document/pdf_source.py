@@ -73,8 +73,8 @@ class PageMap:
 def file_sha256(path: str | Path) -> str:
     digest = hashlib.sha256()
     with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
+        for data in iter(lambda: f.read(1 << 20), b""):
+            digest.update(data)
     return digest.hexdigest()
 
 
