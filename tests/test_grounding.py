@@ -22,7 +22,7 @@ EMMA = ("Emma Woodhouse, handsome, clever, and rich, with a comfortable home and
         "earned 3.5 thousand pounds on its 2,500 acres.")
 
 KEPT = [
-    # (case, candidate, evidence)
+    # (case, summary, evidence)
     ("faithful paraphrase", "A rich man's wife dies, and he takes another wife, whose two daughters "
                             "are beautiful but black of heart.", OPENING),
     ("names spelled as in the text", "Cinderella's step-sisters take her clothes and make her sleep "
@@ -40,16 +40,16 @@ KEPT = [
 ]
 
 
-@pytest.mark.parametrize("case,candidate,evidence", KEPT, ids=[c[0] for c in KEPT])
-def test_faithful_summaries_are_kept(case, candidate, evidence):
-    verdict = check(candidate, evidence, task="summarize", policy=POLICY)
+@pytest.mark.parametrize("case,summary,evidence", KEPT, ids=[c[0] for c in KEPT])
+def test_faithful_summaries_are_kept(case, summary, evidence):
+    verdict = check(summary, evidence, task="summarize", policy=POLICY)
     assert verdict.ok, verdict
     assert verdict.reasons == ()
     assert verdict.support >= POLICY.grounding_min_support
 
 
 REJECTED = [
-    # (case, candidate, evidence, a reason it must carry)
+    # (case, summary, evidence, a reason it must carry)
     ("issue: the grandmother root summary", "The original version was told to me by my grandmother, who had "
      "it made for her when she first read it.", CINDERELLA, Reason.FIRST_PERSON),
     ("issue: the grandmother root summary is meta talk too", "The original version was told to me by my "
@@ -89,9 +89,9 @@ REJECTED = [
 ]
 
 
-@pytest.mark.parametrize("case,candidate,evidence,reason", REJECTED, ids=[c[0] for c in REJECTED])
-def test_invented_summaries_are_rejected_for_the_right_reason(case, candidate, evidence, reason):
-    verdict = check(candidate, evidence, task="summarize", policy=POLICY)
+@pytest.mark.parametrize("case,summary,evidence,reason", REJECTED, ids=[c[0] for c in REJECTED])
+def test_invented_summaries_are_rejected_for_the_right_reason(case, summary, evidence, reason):
+    verdict = check(summary, evidence, task="summarize", policy=POLICY)
     assert not verdict.ok
     assert reason in verdict.reasons, verdict
 
@@ -124,10 +124,10 @@ def test_first_person_is_kept_in_a_rewrite_of_first_person_text_only():
 
 
 def test_thresholds_come_from_the_policy():
-    candidate = "The maiden wept at her mother's grave and the man took a wife from the city."
+    summary = "The maiden wept at her mother's grave and the man took a wife from the city."
     strict = GroundingPolicy(grounding_min_support=0.99)
     lenient = GroundingPolicy(grounding_min_support=0.5)
-    assert Reason.LOW_SUPPORT in check(candidate, OPENING, task="summarize", policy=strict).reasons
-    assert check(candidate, OPENING, task="summarize", policy=lenient).ok
+    assert Reason.LOW_SUPPORT in check(summary, OPENING, task="summarize", policy=strict).reasons
+    assert check(summary, OPENING, task="summarize", policy=lenient).ok
     names = GroundingPolicy(grounding_max_unsupported_names=1)
     assert check("Anastasia wept at her mother's grave every day.", OPENING, task="summarize", policy=names).ok

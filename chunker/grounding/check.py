@@ -2,10 +2,10 @@
 
 One check for every piece of model prose that enters the tree (a leaf's summary, a block's
 synthesis and summary, the document overview, a rewrite). The evidence is the node's own
-source: a leaf's original, a block's children. The verdict says why a candidate was
-rejected, in short reason codes the run counts by task and logs with the call.
+source: a leaf's original, a block's children. The verdict says why a model text
+was rejected, in short reason codes the run counts by task and logs with the call.
 
-Support measure: the share of the candidate's distinct content-word stems (Snowball stems
+Support measure: the share of the model text's distinct content-word stems (Snowball stems
 of words with at least `grounding_min_word_chars` letters that are not stop words) that
 occur among the evidence's stems. Its threshold was chosen from a labelled set
 (bench/grounding_calibrate.py).
@@ -24,7 +24,7 @@ from chunker.grounding.text import content_stems, normalised, numbers, stem, wor
 
 
 class Reason(StrEnum):
-    """Why a candidate was rejected (a `str`, so it logs and counts as its value)."""
+    """Why a model text was rejected (a `str`, so it logs and counts as its value)."""
 
     EMPTY = "empty"
     TOO_SHORT = "too_short"
@@ -44,15 +44,15 @@ class Verdict:
     ok: bool
     task: str
     reasons: tuple[Reason, ...]
-    """Every reason the candidate fails, in a fixed order; empty when `ok`."""
+    """Every reason the model text fails, in a fixed order; empty when `ok`."""
     unsupported_names: tuple[str, ...]
-    """Names as written in the candidate that the evidence does not contain."""
+    """Names as written in the model text that the evidence does not contain."""
     unsupported_numbers: tuple[str, ...]
-    """Numbers (digits, years, spelled-out) as written in the candidate, absent from the evidence."""
+    """Numbers (digits, years, spelled-out) as written in the model text, absent from the evidence."""
     support: float
-    """Share of the candidate's content-word stems found in the evidence (0 to 1)."""
+    """Share of the model text's content-word stems found in the evidence (0 to 1)."""
     content_words: int
-    """Distinct content-word stems in the candidate (the ratio's denominator)."""
+    """Distinct content-word stems in the model text (the ratio's denominator)."""
     fragments: tuple[str, ...]
     """Offending meta-talk, first-person, placeholder and markup fragments, for the call log."""
 

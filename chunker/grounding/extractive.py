@@ -116,8 +116,8 @@ def _finite(value: float) -> float:
     return value if math.isfinite(value) else 0.0
 
 
-def _redundant(candidate: str, picked: list[str]) -> bool:
-    mine = content_stems(candidate, 3)
+def _redundant(sentence: str, picked: list[str]) -> bool:
+    mine = content_stems(sentence, 3)
     for other in picked:
         theirs = content_stems(other, 3)
         if mine and len(mine & theirs) / len(mine | theirs) > MAX_OVERLAP:

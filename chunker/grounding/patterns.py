@@ -1,6 +1,6 @@
 """Meta talk, first person, placeholders and markup: prose that is about the text, not from it.
 
-Each detector returns the offending fragments of a candidate. A fragment that also occurs
+Each detector returns the offending fragments of a model text. A fragment that also occurs
 in the evidence is not offending: a chapter that says "this chapter", a Rust listing with
 braces, a story with an ellipsis. First person is stricter (every dialogue has an "I"): a
 sentence with a first-person pronoun passes only when it is copied verbatim from the

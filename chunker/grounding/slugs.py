@@ -26,7 +26,7 @@ a URL or a file name in the text, not from what it says); in a model's slug only
 text itself uses the word (a chapter about JSON)."""
 YAKE_NGRAM = 3
 """Longest key phrase YAKE returns, in words: a slug is a short phrase."""
-YAKE_CANDIDATES = 8
+YAKE_TOP = 8
 """Key phrases asked of YAKE; the slug takes the best ones that pass the filters."""
 YAKE_PHRASES = 2
 """Key phrases joined into one slug at most (their distinct words, up to max_words)."""
@@ -53,7 +53,7 @@ def _model_words(model_slug: str) -> list[str]:
 
 
 def _keyphrase_slug(text: str, text_words: set[str], text_numbers: set[str], max_words: int) -> str:
-    extractor = yake.KeywordExtractor(lan="en", n=YAKE_NGRAM, top=YAKE_CANDIDATES)
+    extractor = yake.KeywordExtractor(lan="en", n=YAKE_NGRAM, top=YAKE_TOP)
     chosen: list[str] = []
     phrases = 0
     for phrase, _score in extractor.extract_keywords(text):
