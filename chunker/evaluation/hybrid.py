@@ -40,10 +40,10 @@ class BoundaryOnlyModel(JsonSchemaChatModel):
 
 
 def boundary_only(model: str, overrides: dict | None = None) -> tuple[str, dict]:
-    """Register a boundary-only wrapper of `model`; returns (provider string, settings).
+    """Register a boundary-only wrapper of `model`; returns (provider string, overrides).
 
-    The settings carry `model`'s profile sizes (window, chunk and context limits) so that
-    the run is sized as a plain run of `model` would be; explicit overrides win.
+    The returned overrides carry `model`'s profile sizes (window, chunk and context limits) so
+    that the run is sized as a plain run of `model` would be; the given overrides win.
     """
     from chunker.config.settings import ChunkerSettings
     from chunker.config.profiles import ModelProfile, profile_for
@@ -52,8 +52,8 @@ def boundary_only(model: str, overrides: dict | None = None) -> tuple[str, dict]
 
     profile = profile_for(model)
     sizes = {f.name: getattr(profile, f.name) for f in dataclasses.fields(ModelProfile)}
-    settings = {**sizes, **(overrides or {})}
-    real = get_model(ChunkerSettings(model=model, **settings).resolve())
+    sized = {**sizes, **(overrides or {})}
+    real = get_model(ChunkerSettings(model=model, **sized).resolve())
     spec = f"{PREFIX}{model}"
     register_instance(spec, BoundaryOnlyModel(boundary=real, rest=ScriptedChatModel()))
-    return spec, settings
+    return spec, sized

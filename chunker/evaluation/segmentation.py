@@ -39,8 +39,8 @@ def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
 
     started = time.perf_counter()
     graph = build_graph(store=InMemoryStore())
-    ctx = ChunkerSettings(model=model, **(overrides or {}))
-    out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
+    cfg = ChunkerSettings(model=model, **(overrides or {}))
+    out = graph.invoke({"text": text}, context=cfg, config={"recursion_limit": 10**9})
     tree = out["tree"]
     leaves = sorted((n for n in tree["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
     pos = 0
