@@ -51,14 +51,17 @@ def test_prefixes_route_to_their_backends():
 
 def test_ollama_and_openai_need_no_langchain_package(monkeypatch):
     monkeypatch.setitem(sys.modules, "langchain.chat_models.base", None)  # import fails
-    monkeypatch.setattr(registry, "_PREFIXES", {})  # decide afresh, not from the memo
-    assert backend_prefix("qwen3:8b") == "ollama" and backend_prefix("openai:x") == "openai"
+    registry.MODELS.rediscover()  # decide afresh, not from the memo
+    try:
+        assert backend_prefix("qwen3:8b") == "ollama" and backend_prefix("openai:x") == "openai"
+    finally:
+        registry.MODELS.rediscover()  # no route decided without LangChain outlives the test
 
 
 def test_scripted_is_an_entry_point_plugin_not_a_built_in():
     names = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
     assert names.get("scripted") == "chunker.testing.scripted:make_scripted_model"
-    assert "scripted" not in registry._BACKENDS
+    assert "scripted" not in registry.MODELS.built_ins
     model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0").resolve())
     assert isinstance(model, ScriptedChatModel) and model.seed == 7
 

@@ -8,20 +8,19 @@ add a prefix through the `chunker.models` entry-point group: a callable
 `(spec, settings) -> BaseChatModel`. The deterministic test model `scripted` is
 such a plugin (see pyproject.toml). A prefix that is both an entry point and a
 LangChain provider goes to the entry point; write `ollama:NAME` for an Ollama model
-whose name starts with a LangChain provider's.
+whose name starts with a LangChain provider's. `MODELS` is an instance of the one
+mechanism in `chunker.registry`, which the embedding providers share.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from importlib.metadata import entry_points
 from typing import Callable
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.errors import ModelUnavailable
+from chunker.registry import Registry
 
 Factory = Callable[[str, ChunkerSettings], BaseChatModel]
 Check = Callable[[str, ChunkerSettings], None]
@@ -29,11 +28,17 @@ ENTRY_POINT_GROUP = "chunker.models"
 LANGCHAIN = "langchain"
 """The backend of every `provider:NAME` that LangChain's `init_chat_model` builds."""
 
-_BACKENDS: dict[str, Factory] = {}
-_CHECKS: dict[str, Check] = {}
-_ENV: dict[str, tuple[str, ...]] = {}
-_INSTANCES: dict[tuple, BaseChatModel] = {}
-_LOCK = threading.Lock()
+
+def _langchain_provider(head: str) -> str | None:
+    from chunker.llm.openai_compat import langchain_providers
+
+    return LANGCHAIN if head in langchain_providers() else None
+
+
+MODELS: Registry[BaseChatModel] = Registry(
+    ENTRY_POINT_GROUP, default="ollama",  # bare names such as qwen3:8b are Ollama models
+    missing="no backend for model prefix {prefix!r}", fallback=_langchain_provider,
+    key=lambda settings: (settings.temperature, settings.model_window, settings.llm_timeout_s))
 
 
 def register_backend(prefix: str, factory: Factory, check: Check | None = None,
@@ -43,69 +48,28 @@ def register_backend(prefix: str, factory: Factory, check: Check | None = None,
     `env` names the environment variables that point the model at its server: a built
     model is reused only while they are unchanged.
     """
-    _BACKENDS[prefix] = factory
-    _ENV[prefix] = env
-    if check is not None:
-        _CHECKS[prefix] = check
+    MODELS.register(prefix, factory, check, env)
 
 
 def register_instance(spec: str, model: BaseChatModel) -> None:
     """Make a ready model answer to `spec` (tests register configured scripted models)."""
-    with _LOCK:
-        _INSTANCES[("instance", spec)] = model
+    MODELS.register_instance(spec, model)
 
 
 def backend_prefix(spec: str) -> str:
-    """The backend that serves `spec`: a built-in prefix, a plugin, LangChain or Ollama.
-    Memoised per spec: listing entry points takes tens of milliseconds and every LLM call
-    asks."""
-    if spec not in _PREFIXES:
-        _PREFIXES[spec] = _backend_prefix(spec)
-    return _PREFIXES[spec]
-
-
-_PREFIXES: dict[str, str] = {}
-
-
-def _backend_prefix(spec: str) -> str:
-    head = spec.split(":", 1)[0]
-    if head in _BACKENDS or head in _plugin_names():
-        return head
-    if ":" in spec:
-        from chunker.llm.openai_compat import langchain_providers
-
-        if head in langchain_providers():
-            return LANGCHAIN
-    return "ollama"  # bare names such as qwen3:8b are Ollama models
+    """The backend that serves `spec`: a built-in prefix, a plugin, LangChain or Ollama."""
+    return MODELS.route(spec).provider
 
 
 def get_model(settings: ChunkerSettings) -> BaseChatModel:
     """The chat model for resolved settings, built once per process and settings."""
-    spec = _require_model(settings)
-    with _LOCK:
-        if ("instance", spec) in _INSTANCES:
-            return _INSTANCES[("instance", spec)]
-        prefix = backend_prefix(spec)
-        endpoint = tuple(os.environ.get(name) for name in _ENV.get(prefix, ()))
-        key = (spec, settings.temperature, settings.model_window, settings.llm_timeout_s, endpoint)
-        if key not in _INSTANCES:
-            _INSTANCES[key] = _factory(prefix)(spec, settings)
-        return _INSTANCES[key]
+    return MODELS.get(_require_model(settings), settings)
 
 
 def preflight(settings: ChunkerSettings) -> None:
     """Check, before any work starts, that the model can answer (raises ModelUnavailable):
     the backend's package is installed, the model can be built, its server answers."""
-    spec = _require_model(settings)
-    with _LOCK:
-        if ("instance", spec) in _INSTANCES:
-            return
-    prefix = backend_prefix(spec)
-    check = _CHECKS.get(prefix)
-    if check is not None:
-        check(spec, settings)
-    else:
-        get_model(settings)
+    MODELS.preflight(_require_model(settings), settings)
 
 
 def _require_model(settings: ChunkerSettings) -> str:
@@ -114,21 +78,6 @@ def _require_model(settings: ChunkerSettings) -> str:
         raise ModelUnavailable("no model set: pass --model (for example ollama:qwen3:8b, "
                                "openai:NAME or local)")
     return spec
-
-
-def _factory(prefix: str) -> Factory:
-    if prefix in _BACKENDS:
-        return _BACKENDS[prefix]
-    if prefix == LANGCHAIN:
-        return _langchain
-    for ep in entry_points(group=ENTRY_POINT_GROUP):
-        if ep.name == prefix:
-            return ep.load()
-    raise ModelUnavailable(f"no backend for model prefix {prefix!r}")
-
-
-def _plugin_names() -> set[str]:
-    return {ep.name for ep in entry_points(group=ENTRY_POINT_GROUP)}
 
 
 def _ollama(spec: str, settings: ChunkerSettings) -> BaseChatModel:
@@ -172,3 +121,4 @@ register_backend("local", _local)
 register_backend("llamacpp", _local)
 register_backend("openai", _openai, _check_openai,
                  env=("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"))
+MODELS.register(LANGCHAIN, _langchain, as_prefix=False)  # reached through `fallback` only
