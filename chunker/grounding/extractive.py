@@ -16,17 +16,17 @@ from __future__ import annotations
 import math
 import re
 from dataclasses import dataclass
-
-import numpy
-
-from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
-from sumy.summarizers.lex_rank import LexRankSummarizer
+from functools import cache
+from typing import TYPE_CHECKING
 
 from chunker.document.units import sentence_ends
 from chunker.grounding.check import check
 from chunker.grounding.patterns import has_first_person, placeholders_and_markup
 from chunker.grounding.policy import GroundingPolicy
 from chunker.grounding.text import STOP_WORDS, WORD, content_stems, plain
+
+if TYPE_CHECKING:
+    from sumy.summarizers.lex_rank import LexRankSummarizer
 
 MIN_SENTENCE_WORDS = 8
 """A sentence with fewer words ("Out with the kitchen-wench.", "And you, cinderella, said he,
@@ -56,15 +56,15 @@ class _Tokenizer:
 _TOKENIZER = _Tokenizer()
 
 
+@cache
 def _summarizer() -> LexRankSummarizer:
+    # built at the first summary: sumy's stemmer imports nltk, and nltk scipy.stats (about 1 s)
     from sumy.nlp.stemmers import Stemmer
+    from sumy.summarizers.lex_rank import LexRankSummarizer
 
     summarizer = LexRankSummarizer(Stemmer("english"))
     summarizer.stop_words = STOP_WORDS
     return summarizer
-
-
-_LEXRANK = _summarizer()
 
 
 def sentences(text: str) -> list[str]:
@@ -96,6 +96,9 @@ def _clean(sentence: str) -> bool:
 
 def rank(items: list[str]) -> list[_Ranked]:
     """The sentences best first: clean ones before the rest, then by LexRank rating."""
+    import numpy
+    from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
+
     document = ObjectDocumentModel([Paragraph([Sentence(s, _TOKENIZER) for s in items])])
     order: list = []
 
@@ -106,7 +109,7 @@ def rank(items: list[str]) -> list[_Ranked]:
     # LexRank's power iteration divides by a zero norm when no two sentences share a word:
     # the ratings are then NaN, which rank as 0 (the document order decides)
     with numpy.errstate(invalid="ignore", divide="ignore"):
-        _LEXRANK(document, keep_all)
+        _summarizer()(document, keep_all)
     rating = {info.order: _finite(float(info.rating)) for info in order}  # order: index in `items`
     ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s)) for i, s in enumerate(items)]
     return sorted(ranked, key=lambda r: (not r.clean, -r.rating, r.index))

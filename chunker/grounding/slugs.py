@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import re
 
-import yake
 from slugify import slugify
 
 from chunker.grounding.text import STOP_WORDS, numbers, plain, variants, words
@@ -53,6 +52,8 @@ def _model_words(model_slug: str) -> list[str]:
 
 
 def _keyphrase_slug(text: str, text_words: set[str], text_numbers: set[str], max_words: int) -> str:
+    import yake  # here, not at the top: its import takes 0.1 s that `chunker --help` must not pay
+
     extractor = yake.KeywordExtractor(lan="en", n=YAKE_NGRAM, top=YAKE_TOP)
     chosen: list[str] = []
     phrases = 0

@@ -8,14 +8,16 @@ English list: both work offline, no NLTK data needed.
 
 from __future__ import annotations
 
+import pkgutil
 import re
-from sumy.nlp.stemmers import Stemmer
-from sumy.utils import get_stop_words
+from functools import cache
 
 from chunker.document.words import NUMBER, WORD, WORD_OR_COMPOUND
 
-STOP_WORDS: frozenset[str] = frozenset(get_stop_words("english"))
-_STEMMER = Stemmer("english")
+# sumy's bundled list, read as sumy.utils.get_stop_words reads it but without importing
+# sumy.utils (requests and pycountry: 0.1-0.2 s that `chunker --help` must not pay)
+_STOP_LIST = pkgutil.get_data("sumy", "data/stopwords/english.txt").decode("utf-8")
+STOP_WORDS: frozenset[str] = frozenset(w.rstrip() for w in _STOP_LIST.splitlines() if w)
 
 _QUOTES = (("\u2018", "'"), ("\u2019", "'"), ("\u201c", '"'), ("\u201d", '"'), ("\u2013", "-"),
            ("\u2014", "-"))
@@ -79,11 +81,19 @@ def words_and_compounds(text: str) -> tuple[list[str], list[str]]:
 _STEMS: dict[str, str] = {}
 
 
+@cache
+def _stemmer():
+    # built at the first stem: importing it imports nltk, and nltk scipy.stats (about 1 s)
+    from sumy.nlp.stemmers import Stemmer
+
+    return Stemmer("english")
+
+
 def stem(word: str) -> str:
     """The word's Snowball stem, memoised (a plain dict: cheaper than lru_cache per call)."""
     found = _STEMS.get(word)
     if found is None:
-        found = _STEMS[word] = _STEMMER(word)
+        found = _STEMS[word] = _stemmer()(word)
     return found
 
 
