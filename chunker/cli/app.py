@@ -12,10 +12,9 @@ import logging
 import sys
 import time
 from pathlib import Path
-from typing import Optional
+from typing import TYPE_CHECKING, Optional
 
 import typer
-import yaml
 from rich.console import Console
 from rich.markup import escape
 
@@ -23,17 +22,14 @@ from chunker.cli.ask_cmd import ask_command
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
-from chunker.cli import pdf_source
-from chunker.cli.progress import RunProgress, advice, print_stats
 from chunker.cli.rundir import RunDir, RunDirError
-from chunker.cli.runner import check_source, execute, new_meta, settings_from_meta
-from chunker.config.settings import ChunkerSettings
-from chunker.document.loader import BadInput, read_document
-from chunker.document.pdf_model import is_pdf
-from chunker.document.pdf_source import extract_source
-from chunker.embeddings import preflight_embeddings
+from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
-from chunker.llm.registry import preflight
+
+# The settings, the graph, the models and the PDF stack are imported by the commands that
+# use them (`run`, `resume`), not here: `chunker --help` must start at once.
+if TYPE_CHECKING:
+    from chunker.config.settings import ChunkerSettings
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -63,6 +59,10 @@ def _setup_logging(quiet: bool, verbose: bool) -> None:
 def _load_config_file(path: Optional[Path]) -> dict:
     if path is None:
         return {}
+    import yaml
+
+    from chunker.config.settings import ChunkerSettings
+
     try:
         data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
     except (OSError, yaml.YAMLError) as exc:
@@ -78,6 +78,8 @@ def _load_config_file(path: Optional[Path]) -> dict:
 
 def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, quiet: bool,
             as_json: bool) -> None:
+    from chunker.cli.progress import advice, print_stats
+
     wall = time.perf_counter() - started
     stats = values.get("stats", {})
     if as_json or not quiet:
@@ -88,6 +90,9 @@ def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, qui
 
 def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
                quiet: bool, as_json: bool) -> dict:
+    from chunker.cli.progress import RunProgress
+    from chunker.cli.runner import execute
+
     try:
         with RunProgress(err, enabled=not quiet and not as_json) as progress:
             return execute(run, ctx, graph_input, thread_id, progress.on_event)
@@ -143,6 +148,15 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the stats as JSON."),
 ) -> None:
     """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json)."""
+    from chunker.cli import pdf_source
+    from chunker.cli.runner import new_meta
+    from chunker.config.settings import ChunkerSettings
+    from chunker.document.loader import read_document
+    from chunker.document.pdf_model import is_pdf
+    from chunker.document.pdf_source import extract_source
+    from chunker.embeddings import preflight_embeddings
+    from chunker.llm.registry import preflight
+
     _setup_logging(quiet, verbose)
     started = time.perf_counter()
     flags = dict(min_chunk_tokens=min_chunk_tokens, max_chunk_tokens=max_chunk_tokens,
@@ -198,6 +212,11 @@ def resume(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Continue an interrupted run from its last checkpoint (at most one step is redone)."""
+    from chunker.cli import pdf_source
+    from chunker.cli.runner import check_source, settings_from_meta
+    from chunker.embeddings import preflight_embeddings
+    from chunker.llm.registry import preflight
+
     _setup_logging(quiet, verbose)
     started = time.perf_counter()
     run_dir = RunDir(output_dir)

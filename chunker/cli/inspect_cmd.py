@@ -11,7 +11,6 @@ import typer
 from rich.console import Console
 from rich.tree import Tree
 
-from chunker.cli.progress import print_stats
 from chunker.cli.rundir import RunDir
 from chunker.llm.calllog import read_calls
 
@@ -111,6 +110,8 @@ def inspect_command(
         if info.get(key) is not None:
             console.print(f"  {key}: {info[key]}")
     if hierarchy:
+        from chunker.cli.progress import print_stats  # here: it imports the progress bar too
+
         console.print(_outline(hierarchy, max_children))
         print_stats(console, hierarchy["meta"]["stats"], meta.get("wall_s"), False)
     if status in ("absent", "empty", "foreign"):

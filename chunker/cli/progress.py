@@ -3,14 +3,17 @@
 from __future__ import annotations
 
 import json
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (BarColumn, Progress, TaskProgressColumn, TextColumn, TimeElapsedColumn,
                            TimeRemainingColumn)
 from rich.table import Table
 
-from chunker.grounding import GroundingPolicy, fallback_advice
-from chunker.grounding.advice import task_outcomes
+# The grounding package is imported where the advice and the table need it: `chunker --help`
+# (inspect's help included) must not pay for it.
+if TYPE_CHECKING:
+    from chunker.grounding import GroundingPolicy
 
 
 class RunProgress:
@@ -52,10 +55,15 @@ class RunProgress:
 
 
 def advice(stats: dict[str, int], model: str | None, policy: GroundingPolicy) -> list[str]:
+    from chunker.grounding import fallback_advice
+    from chunker.grounding.advice import task_outcomes
+
     return fallback_advice(task_outcomes(stats), model=model, policy=policy)
 
 
 def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, str]]:
+    from chunker.grounding.advice import task_outcomes
+
     rows = [("leaves", stats.get("leaves", 0))]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
     rows += [("forced splits", stats.get("forced_splits", 0))]
