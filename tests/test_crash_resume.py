@@ -68,7 +68,7 @@ def test_sigkill_anywhere_then_resume(tmp_path):
     # aimed kills, one inside each kind of LLM call, then random ones, then one while
     # the tree is being written
     # (the default profile answers rewrite, summary and slug in one call)
-    plan = ["CandidateBoundary", "RewriteWithSummary", "Grouping", "Block"] + ["random"] * 7 + ["write"]
+    plan = ["CandidateBoundary", "RewriteWithSummary", "Grouping", "Synthesis"] + ["random"] * 7 + ["write"]
     phases, extra_calls = [], []
     for i, aim in enumerate(plan):
         out = tmp_path / f"out{i}"

@@ -203,10 +203,10 @@ def test_boundary_only_mode_routes_only_completeness_to_the_model(tmp_path):
             calls.append((self.name, kw["json_schema"]["title"]))
 
     spy = BoundaryOnlyModel.model_construct(boundary=Spy("real"), rest=Spy("stand-in"))
-    for title in ("Completeness", "Rewrite", "Summary", "Grouping", "Block"):
+    for title in ("Completeness", "Rewrite", "Summary", "Grouping", "Synthesis"):
         BoundaryOnlyModel._generate(spy, [], json_schema={"title": title})
     assert calls == [("real", "Completeness"), ("stand-in", "Rewrite"), ("stand-in", "Summary"),
-                     ("stand-in", "Grouping"), ("stand-in", "Block")]
+                     ("stand-in", "Grouping"), ("stand-in", "Synthesis")]
 
 
 def _hand_gold(path: Path) -> Path:

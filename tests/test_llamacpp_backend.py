@@ -40,8 +40,8 @@ PROMPTS = {
     "Grouping": 'Task: group consecutive passages by topic. Answer {"groups": [[0, 1], [2, 3]]}.\n'
                 "<items>\n[0] Eiffel Tower history.\n[1] Eiffel Tower height.\n[2] The Louvre.\n"
                 "[3] Paintings in the Louvre.\n</items>",
-    "Block": 'Task: write the section that covers the passages below. Answer {"rewritten": "...", '
-             f'"summary": "...", "slug": "eiffel-tower"}}.\n<children>\n{TEXT}\n</children>',
+    "Synthesis": 'Task: write the section that covers the passages below. Answer {"rewritten": "...", '
+                 f'"summary": "...", "slug": "eiffel-tower"}}.\n<children>\n{TEXT}\n</children>',
     "RewriteWithSummary": 'Task: rewrite the passage so that it stands on its own, and summarise it. Answer '
                           f'{{"rewritten": "...", "summary": "...", "slug": "eiffel-tower"}}.\n<chunk>\n{TEXT}\n</chunk>',
 }

@@ -61,7 +61,7 @@ DEFAULT_SEED = 1234
 FALLBACK_MAX_TOKENS = 512
 EXTRA_BUFFERS_ENV = "CHUNKER_LLAMACPP_EXTRA_BUFFERS"
 THREADS_ENV = "CHUNKER_LLAMACPP_THREADS"
-LONG_TASKS = ("Rewrite", "RewriteWithSummary", "Block")  # answers about as long as a chunk
+LONG_TASKS = ("Rewrite", "RewriteWithSummary", "Synthesis")  # answers about as long as a chunk
 TASK_MAX_TOKENS = {"Completeness": 60, "Summary": 120, "Grouping": 200, **{t: 900 for t in LONG_TASKS}}
 
 # Strings may hold any character but '"', '\\', DEL and raw control characters; escapes stay.

@@ -46,8 +46,8 @@ class Grouping(BaseModel):
     groups: list[list[int]]
 
 
-class Block(BaseModel):
-    """A synthesised summary block one level up."""
+class Synthesis(BaseModel):
+    """A block one level up, synthesised from its children: its text, summary and slug."""
 
     rewritten: str
     summary: str
@@ -63,7 +63,7 @@ SCHEMAS = {
     "rewrite_summarize": RewriteWithSummary,
     "summarize": Summary,
     "group": Grouping,
-    "synthesize": Block,
+    "synthesize": Synthesis,
 }
 
 

@@ -25,8 +25,8 @@ CANNED = {
                            "summary": "A canned summary from the Ollama stub.", "slug": "stub-summary"},
     "Summary": {"summary": "A canned summary from the Ollama stub.", "slug": "stub-summary"},
     "Grouping": {"groups": []},  # invalid on purpose: the graph falls back to even groups
-    "Block": {"rewritten": "A canned block context.", "summary": "A canned block summary.",
-              "slug": "stub-block"},
+    "Synthesis": {"rewritten": "A canned block context.", "summary": "A canned block summary.",
+                  "slug": "stub-block"},
 }
 
 

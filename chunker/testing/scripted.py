@@ -150,7 +150,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
             "RewriteWithSummary": self._rewrite_summary,
             "Summary": self._summary,
             "Grouping": self._grouping,
-            "Block": self._block,
+            "Synthesis": self._synthesis,
             "NavigateChoice": self._navigate_choice,
             "NavigateAnswer": self._navigate_answer,
         }.get(task)
@@ -233,7 +233,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
                 groups = [indices + [0]]
         return {"groups": groups}
 
-    def _block(self, prompt: str, user: str) -> dict:
+    def _synthesis(self, prompt: str, user: str) -> dict:
         parts = [" ".join(p.split()) for p in re.split(r"\[passage [^\]]*\]", _tag(user, "children"))]
         firsts = [_first_sentence(p) for p in parts if p]
         context = " ".join(firsts) or "(empty)"
