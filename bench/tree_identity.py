@@ -1,6 +1,6 @@
 """Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
 
-    python bench/tree_identity.py capture DIR      # every document x boundary mode x strategy
+    python bench/tree_identity.py capture DIR [DOC,DOC...]   # every document x mode x strategy
     python bench/tree_identity.py compare DIR_A DIR_B
 
 `capture` runs `chunker run --model scripted` (two at a time, each its own process) on
@@ -55,19 +55,19 @@ def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]
     out = base / name
     config = base / f"{name}.yaml"
     config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\n", encoding="utf-8")
-    proc = subprocess.run(
+    proc = subprocess.run(  # outside the checkout: PYTHONPATH may point at another version
         [sys.executable, "-m", "chunker.cli.app", "run", str(DOCS[doc]), "--model", "scripted",
          "-o", str(out), "--config", str(config), "--quiet", "--force"],
-        capture_output=True, text=True)
+        capture_output=True, text=True, cwd=base)
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [""])[-1]
         return name, {"exit": proc.returncode, "error": tail[:300]}
     return name, {"exit": 0, "files": digest_tree(out)}
 
 
-def capture(base: Path) -> None:
+def capture(base: Path, only: list[str] | None = None) -> None:
     base.mkdir(parents=True, exist_ok=True)
-    cases = [(d, m, s) for d in DOCS for m in MODES for s in STRATEGIES]
+    cases = [(d, m, s) for d in (only or DOCS) for m in MODES for s in STRATEGIES]
     with ThreadPoolExecutor(max_workers=2) as pool:
         results = dict(pool.map(lambda c: run_case(base, *c), cases))
     (base / "digests.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
@@ -80,7 +80,7 @@ def compare(a: Path, b: Path) -> int:
     da = json.loads((a / "digests.json").read_text())
     db = json.loads((b / "digests.json").read_text())
     differ = 0
-    for name in sorted(set(da) | set(db)):
+    for name in sorted(set(da) & set(db)):
         ra, rb = da.get(name), db.get(name)
         if ra == rb:
             continue
@@ -94,13 +94,13 @@ def compare(a: Path, b: Path) -> int:
         fa, fb = ra.get("files", {}), rb.get("files", {})
         changed = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
         print(f"{name}: {len(changed)} files differ, e.g. {changed[:3]}")
-    print(f"{len(da)} cases, {differ} differ")
+    print(f"{len(set(da) & set(db))} cases compared, {differ} differ")
     return 1 if differ else 0
 
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["capture"]:
-        capture(Path(sys.argv[2]))
+        capture(Path(sys.argv[2]), sys.argv[3].split(",") if len(sys.argv) > 3 else None)
     elif sys.argv[1:2] == ["compare"]:
         sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
     else:

@@ -1,6 +1,9 @@
 """Routing functions: every decision in the graph, as a function of the state.
 
-Each returns the name of the next node, typed as a `Literal` of its possible targets.
+Each returns the name of the next node, typed as a `Literal` of its possible targets; the
+`Literal` is what `graph/build.py` draws the edges from. Where the way on depends on the
+run's mode, the route asks the run's policy (`boundary_policy`, `tree_strategy`): no route
+tests a mode by name.
 """
 
 from __future__ import annotations
@@ -9,17 +12,25 @@ from typing import Literal
 
 from langgraph.runtime import Runtime
 
+from chunker.chunking.boundary import boundary_policy
+from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import settings
 from chunker.state.schema import ChunkerState
 
 
+def after_load(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+               ) -> Literal["embed_document", "expand_window"]:
+    """A policy that reads the embedding signal needs the document embedded first."""
+    return "embed_document" if boundary_policy(settings(runtime)).reads_signal else "expand_window"
+
+
 def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                 ) -> Literal["rewrite_chunk", "force_split", "check_completeness"]:
-    """A section's rest with no cut to choose is a leaf as it is (expand_window set its
+                 ) -> Literal["end_at_section", "force_split", "check_completeness"]:
+    """A section's rest with no cut to choose is a leaf as it is (expand_window found its
     end); safety valve: a window of max_chunk_tokens is split without asking the LLM."""
-    if state.get("chunk_end") is not None:
-        return "rewrite_chunk"
+    if state.get("section_end") is not None:
+        return "end_at_section"
     if state["window_tokens"] >= settings(runtime).max_chunk_tokens:
         return "force_split"
     return "check_completeness"
@@ -38,9 +49,20 @@ def after_validate(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Li
     return "retry_boundary" if state.get("boundary_attempt", 0) == 0 else "fallback_boundary"
 
 
+def after_leaf(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+               ) -> Literal["check_aggregation", "expand_window", "group_all", "finalize_tree"]:
+    """After each leaf: the aggregation hook, unless the strategy does not sweep (flat: read
+    on, then one block over all leaves)."""
+    if tree_strategy(state).sweeps:
+        return "check_aggregation"
+    if state["cursor"] < state["doc_chars"]:
+        return "expand_window"
+    return "group_all" if len(state["pending"][0]) > 1 else "finalize_tree"
+
+
 def after_aggregation_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                             ) -> Literal["group_summaries", "finalize_tree", "expand_window"]:
-    """The aggregation hook after each leaf: sweep a level, or go on chunking, or finish."""
+    """Sweep a level, or go on chunking, or finish."""
     if state.get("agg_level") is not None:
         return "group_summaries"
     if state["cursor"] >= state["doc_chars"]:
@@ -66,8 +88,5 @@ def after_synthesis(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 
 def after_finalize(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                   ) -> Literal["write_outputs", "synthesize_block", "group_summaries"]:
-    if state.get("root_id"):
-        return "write_outputs"
-    # the flat strategy's one block over all leaves needs no grouping call
-    return "synthesize_block" if state.get("groups_todo") else "group_summaries"
+                   ) -> Literal["write_outputs", "group_summaries"]:
+    return "write_outputs" if state.get("root_id") else "group_summaries"

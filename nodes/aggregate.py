@@ -14,7 +14,7 @@ from langgraph.runtime import Runtime
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store, settings
-from chunker.nodes.grouping import grouped_items
+from chunker.chunking.strategy import tree_strategy
 from chunker.chunking.sections import has_breaks, section_groups, section_problem
 from chunker.state.schema import ChunkerState
 
@@ -32,12 +32,10 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
 
 def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
-    if state.get("strategy") == "flat":  # one block over all leaves, made by finalize_tree
-        return {"agg_level": None, **fresh_grouping()}
     level = crossing_level(state["pending"], cfg.summary_count_threshold,
                            cfg.summary_aggregation_threshold, cfg.min_group_size)
-    if level is not None and state.get("strategy") == "peel":
-        items, _, _ = grouped_items(state, run_store(state, runtime), level, cfg)
+    if level is not None:
+        items, _, _ = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
         if len(items) < cfg.min_group_size:  # wait until the open section closes
             level = None
     return {"agg_level": level, **fresh_grouping()}
@@ -73,8 +71,7 @@ def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> s
 def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = state["agg_level"]
-    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg)
+    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
     groups = state.get("proposed")
     problem = grouping_problem(groups, len(items), cfg.min_group_size)
     crossing = None
@@ -109,8 +106,7 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     summaries (even-sized groups when there is no signal)."""
     cfg = settings(runtime)
     level = state["agg_level"]
-    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg)
+    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
     ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
     if starts is not None and has_breaks(starts):  # split at the sections first

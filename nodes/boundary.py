@@ -1,7 +1,9 @@
-"""validate_boundary, fallback_boundary and force_split: deciding where a chunk ends.
+"""validate_boundary, fallback_boundary, force_split and end_at_section: deciding where a
+chunk ends.
 
-All three are pure: they read the window and the model's answer from the state and
-write `chunk_end` and the outcome. Every outcome is counted in the stats.
+All four are pure: they read the window and the model's answer from the state and write
+`chunk_end` and the outcome; what depends on the boundary mode is the run's policy's
+(`chunker.chunking.boundary`). Every outcome is counted in the stats.
 """
 
 from __future__ import annotations
@@ -10,123 +12,84 @@ import logging
 
 from langgraph.runtime import Runtime
 
-from chunker.config.settings import ChunkerSettings
-from chunker.document.tokens import count_tokens, prefix_within
-from chunker.chunking.candidates import deepest_in_window, offered
-from chunker.nodes.common import run_store, settings, units_of
+from chunker.chunking.boundary import Window, boundary_policy
 from chunker.chunking.peel import peel_of
+from chunker.config.settings import ChunkerSettings
+from chunker.document.tokens import prefix_within
+from chunker.nodes.common import run_store, settings
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")
 
 
-def starts_word(text: str, pos: int) -> bool:
-    """Whether a match at `pos` begins at a word boundary (not inside a word)."""
-    return pos == 0 or not (text[pos - 1].isalnum() and text[pos].isalnum())
+def window_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Window:
+    rs = run_store(state, runtime)
+    return Window(state=state, rs=rs, cfg=settings(runtime),
+                  peel=peel_of(rs, state["doc_id"], state["cursor"]))
 
 
-def find_phrase(text: str, phrase: str, lo: int, hi: int) -> int | None:
-    """Start of the first verbatim occurrence of `phrase` wholly inside text[lo:hi] that
-    begins at a word boundary ("hird closes the" never matches inside "third")."""
-    pos = text.find(phrase, lo, hi)
-    while pos >= 0:
-        if starts_word(text, pos):
-            return pos
-        pos = text.find(phrase, pos + 1, hi)
-    return None
+def _accept(end: int, outcome: str, forced: bool = False, stats: dict | None = None) -> dict:
+    return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": outcome,
+            "forced": forced, "stats": stats or {f"boundary.{outcome}": 1}}
 
 
 def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
-    rs = run_store(state, runtime)
-    text = rs.units(state["doc_id"]).text
-    cursor, window_end = state["cursor"], state["window_end"]
-    peel = peel_of(rs, state["doc_id"], cursor)
+    w = window_of(state, runtime)
     # the window's hard end: the section's end with structure, else the text's end
-    n = peel.limit if peel else len(text)
-    complete, phrase = state.get("complete"), state.get("phrase")
-    retried = state.get("boundary_attempt", 0) > 0
-
-    def accept(end: int, outcome: str) -> dict:
-        return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": outcome,
-                "forced": False, "stats": {f"boundary.{outcome}": 1}}
-
+    limit = w.peel.limit if w.peel else len(w.units.text)
+    complete = state.get("complete")
     if complete is False:
-        if window_end >= n:
-            return accept(n, "end")
+        if state["window_end"] >= limit:
+            return _accept(limit, "end")
         return {"boundary_status": "expand", "stats": {"boundary.incomplete": 1}}
-    if cfg.boundary_mode == "candidates":
-        number = state.get("boundary_number")
-        if complete is True and window_end >= n and number is None:
-            return accept(n, "end")
-        if complete is True and number is not None:
-            cut = next((c for c in offered(state, rs, cfg) if c.number == number), None)
-            if cut is not None and count_tokens(text[cursor:cut.offset]) <= cfg.max_chunk_tokens:
-                return accept(cut.offset, "retry_match" if retried else "match")
-        if complete is True and number is None:
-            # "complete" but no cut named: the model agrees the thought ends here and leaves
-            # the choice to the signal. The deepest cut in the window, without a retry
-            # (asking a model that named none to name one rarely helps; it costs a call).
-            cut = deepest_in_window(state, rs, cfg)
-            if cut is not None:
-                return accept(cut.offset, "deepest")
-        # no answer, or a number that was not offered
+    cut = boundary_policy(w.cfg).answered_cut(w, limit) if complete is True else None
+    if cut is None:  # no answer, or one that names no valid cut
         return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
-    phrase = (phrase or "").strip()
-    if complete is True and window_end >= n and not phrase:
-        return accept(n, "end")  # the window holds the rest of the document
-    # A null or blank phrase is a miss like any other: the boundary must be named.
-    if complete is True and len(phrase) >= cfg.min_boundary_chars:
-        pos = find_phrase(text, phrase, state["min_end"], state["shown_end"])
-        if pos is not None and peel is not None and not peel.allows(pos):
-            pos = None  # inside a table, code block, formula or heading
-        if pos is not None and pos > cursor and count_tokens(text[cursor:pos]) <= cfg.max_chunk_tokens:
-            return accept(pos, "retry_match" if retried else "match")
-    # an invalid answer, a short phrase, or one not in the text past the minimum size
-    return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
+    end, outcome = cut
+    if outcome == "match" and state.get("boundary_attempt", 0) > 0:
+        outcome = "retry_match"
+    return _accept(end, outcome)
 
 
 def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """Second miss: end at the deepest candidate gap in the window (candidates mode), else
-    at the last sentence boundary in the window."""
-    cfg = settings(runtime)
-    units = units_of(state, runtime)
+    """Second miss: the policy's own cut (the deepest candidate gap in the window), else the
+    last sentence boundary in the window."""
+    w = window_of(state, runtime)
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
-    rs = run_store(state, runtime)
-    cut = (deepest_in_window(state, rs, cfg)
-           if cfg.boundary_mode == "candidates" else None)
-    end = cut.offset if cut is not None else (units.last_sentence_end(min_end - 1, window_end)
-                                              or units.last_sentence_end(cursor, window_end)
-                                              or window_end)
-    peel = peel_of(rs, state["doc_id"], cursor)
-    if peel is not None:
-        end = peel.snap(end)  # never inside a table, code block, formula or heading
-    return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": "fallback",
-            "forced": False, "stats": {"boundary.fallback": 1}}
+    end = boundary_policy(w.cfg).fallback_cut(w)
+    if end is None:
+        end = (w.units.last_sentence_end(min_end - 1, window_end)
+               or w.units.last_sentence_end(cursor, window_end) or window_end)
+    if w.peel is not None:
+        end = w.peel.snap(end)  # never inside a table, code block, formula or heading
+    return _accept(end, "fallback")
 
 
 def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """Safety valve: split at the deepest gap of the signal past the minimum and under the
-    token cap (candidates mode), else at the last sentence boundary under the cap; with no
+    """Safety valve: split at the policy's cut under the token cap (the deepest gap of the
+    signal past the minimum), else at the last sentence boundary under the cap; with no
     sentence boundary, at the last word boundary; with no word boundary, at the cap."""
-    cfg = settings(runtime)
-    units = units_of(state, runtime)
-    text = units.text
+    w = window_of(state, runtime)
+    units, text = w.units, w.units.text
     cursor, window_end = state["cursor"], state["window_end"]
-    cap = cursor + prefix_within(text[cursor:window_end], cfg.max_chunk_tokens)
-    cut = (deepest_in_window({**state, "window_end": cap}, run_store(state, runtime), cfg)
-           if cfg.boundary_mode == "candidates" else None)
-    end, how = (cut.offset, "deepest") if cut is not None else (units.last_sentence_end(cursor, cap), "sentence")
+    cap = cursor + prefix_within(text[cursor:window_end], w.cfg.max_chunk_tokens)
+    cut = boundary_policy(w.cfg).forced_cut(w, cap)
+    end, how = (cut, "deepest") if cut is not None else (units.last_sentence_end(cursor, cap), "sentence")
     if end is None:
         words = units.word_ends(cursor, cap)
         end, how = (words[-1], "word") if words else (cap, "character")
     if end <= cursor:  # a single token longer than the cap: still make progress
         end, how = min(window_end, cursor + max(1, cap - cursor)), "character"
-    peel = peel_of(run_store(state, runtime), state["doc_id"], cursor)
-    if peel is not None and peel.snap(end) != end:
+    if w.peel is not None and w.peel.snap(end) != end:
         # never inside a code block, formula or heading; a table splits between its rows
-        end, how = peel.snap(end), "structure"
+        end, how = w.peel.snap(end), "structure"
     log.warning("forced split at a %s boundary, char %d (window of %d tokens after %d expansions)",
                 how, end, state.get("window_tokens", 0), state.get("expansions", 0))
-    return {"boundary_status": "match", "chunk_end": end, "chunk_outcome": f"forced_{how}",
-            "forced": True, "stats": {"forced_splits": 1}}
+    return _accept(end, f"forced_{how}", forced=True, stats={"forced_splits": 1})
+
+
+def end_at_section(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
+    """The rest of a Markdown section with no cut to choose: one leaf, no LLM call
+    (expand_window found it and set `section_end`)."""
+    return _accept(state["section_end"], "section",
+                   stats={"boundary.section": 1, "calls_saved.section": 1})

@@ -20,23 +20,22 @@ from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.nodes.common import clean_line, run_store, settings
-from chunker.chunking.sections import (has_breaks, level_after, promoted_count, section_groups, start_levels,
-                                   swept_count)
+from chunker.chunking.sections import has_breaks, section_groups
+from chunker.chunking.strategy import tree_strategy
 from chunker.state.schema import ChunkerState
 
 
 def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = settings(runtime)
     level = state["agg_level"]
-    rs = run_store(state, runtime) if state.get("strategy") == "peel" else None
-    items, starts, after = grouped_items(state, rs, level, cfg)
+    rs = run_store(state, runtime)
+    items, starts, after = tree_strategy(state).sweep_items(state, rs, level, cfg)
     n = len(items)
     if n < 2 * cfg.min_group_size:
         if starts is not None and has_breaks(starts):
             return {"proposed": section_groups(starts, [], cfg.min_group_size, cfg.max_group_size, after),
                     "stats": {"group.sections": 1}}
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
-    rs = rs or run_store(state, runtime)
     summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
     lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
     dips = state.get("group_dips")
@@ -55,24 +54,6 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                       writer=runtime.stream_writer, memo=rs)
     groups = result.parsed.groups if result.parsed else None
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}
-
-
-def grouped_items(state: ChunkerState, rs, level: int, cfg: ChunkerSettings
-                  ) -> tuple[list, list[int | None] | None, int | None]:
-    """The level's pending items that a sweep groups (all but the run of a section still
-    being read, see `chunker/chunking/sections.py`), their section break levels, and the break level
-    right after them (both None without structure)."""
-    items = state["pending"][level]
-    if state.get("strategy") != "peel":  # plain text, and flat (one block, no sweeps)
-        return items, None, None
-    starts = start_levels(rs, state["doc_id"], items)
-    if starts is None:
-        return items, None, None
-    end = level_after(rs, state, level)
-    n = swept_count(starts, end, cfg.min_group_size, cfg.max_group_size, cfg.summary_count_threshold,
-                    bool(state.get("finalizing")))
-    head = promoted_count(starts[:n], cfg.min_group_size)
-    return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
 
 
 def break_hints(dips: list[float], n: int, max_group_size: int) -> str:

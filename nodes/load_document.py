@@ -10,11 +10,10 @@ from langgraph.runtime import Runtime
 
 from chunker.document.loader import BadInput, decode_document, read_document
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.common import emit, settings, store_of
+from chunker.nodes.common import emit, run_store_for, settings
 from chunker.chunking.peel import is_structured, markdown_structure, store_structure
-from chunker.chunking.strategy import choose_strategy
+from chunker.chunking.strategy import choose_strategy, tree_strategy
 from chunker.state.schema import ChunkerState
-from chunker.state.store import RunStore
 
 log = logging.getLogger("chunker")
 
@@ -33,7 +32,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     doc_id = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()[:16]
     # A fresh key per run: runs that share a store never touch each other's records.
     # Resume continues from the checkpoint, which holds the key.
-    rs = RunStore(store_of(runtime), uuid.uuid4().hex[:16])
+    rs = run_store_for(runtime, uuid.uuid4().hex[:16])
     rs.put_text(doc_id, text)
     rs.units(doc_id)  # segment once now, so the first window step is not slow
     # Parse Markdown once; the structure lives in the store (only when it is used).
@@ -41,7 +40,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     structured = is_structured(structure)
     strategy = choose_strategy(cfg, text, structured)
     stats = {f"strategy.{strategy}": 1}
-    if structure is not None and structured and strategy != "full":
+    if structure is not None and structured and tree_strategy({"strategy": strategy}).uses_structure:
         store_structure(rs, doc_id, structure)
         stats.update({"structure.headings": len(structure.headings),
                       "structure.sections": len(structure.sections),

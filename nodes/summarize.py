@@ -51,7 +51,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         stats["kept.summary"] = 1
     else:  # the model's summary is not supported by the passage: extract one from it
         summary = (extractive_summary(record.original or record.rewritten, max_chars=cfg.summary_max_chars,
-                                      policy=cfg.grounding())
+                                      policy=cfg.grounding)
                    or cap_text(clean_line(record.original or ""), cfg.summary_max_chars))
         if not cfg.extractive_summaries:
             stats["fallback.summary"] = 1

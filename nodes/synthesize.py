@@ -68,7 +68,7 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
         stats["kept.block_summary"] = 1
     else:
         summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.summary_max_chars,
-                                       policy=cfg.grounding()) or children[0].summary
+                                       policy=cfg.grounding) or children[0].summary
         if asked:
             stats["fallback.block_summary"] = 1
 

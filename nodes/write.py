@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -25,7 +24,7 @@ _LOCAL_FIELDS = {"run_dir", "return_tree"}
 
 
 def public_config(cfg) -> dict:
-    return {k: v for k, v in dataclasses.asdict(cfg).items() if k not in _LOCAL_FIELDS}
+    return {k: v for k, v in cfg.flat_dict().items() if k not in _LOCAL_FIELDS}
 
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -57,6 +56,6 @@ def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:
     if root.level == 0 or root.summary_kept:
         return
     children = [rs.get_node(c).summary for c in root.children]
-    summary = document_overview(children, max_chars=cfg.summary_max_chars, policy=cfg.grounding())
+    summary = document_overview(children, max_chars=cfg.summary_max_chars, policy=cfg.grounding)
     if summary:
         rs.put_node(root.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary)}))

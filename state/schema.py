@@ -46,7 +46,8 @@ class ChunkerState(TypedDict, total=False):
     doc_id: str
     doc_chars: int
     strategy: str
-    """flat | peel | full (see ChunkerSettings.strategy); the structure itself is in the store."""
+    """flat | peel | full, chosen once by load_document (see `chunker.chunking.strategy`); the
+    structure itself is in the store."""
     # phase 1: the window [cursor, window_end) and the chunk being decided
     cursor: int
     window_end: int
@@ -65,6 +66,9 @@ class ChunkerState(TypedDict, total=False):
     boundary_status: str | None
     """match | accept | expand | miss, set by validate_boundary for routing."""
     chunk_end: int | None
+    section_end: int | None
+    """Set by expand_window when the window holds the rest of a Markdown section and offers
+    no cut: that section's end, where end_at_section ends the leaf without a call."""
     chunk_outcome: str | None
     forced: bool
     leaf_count: int

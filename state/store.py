@@ -10,12 +10,13 @@ after a resume overwrites its own record instead of adding a duplicate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from langgraph.store.base import BaseStore
 
 from chunker.document.units import Units
 from chunker.state.records import NodeRecord
+from chunker.state.run import RunMemo
 
 
 def node_id(level: int, index: int) -> str:
@@ -24,10 +25,11 @@ def node_id(level: int, index: int) -> str:
 
 @dataclass(frozen=True)
 class RunStore:
-    """One run's view of a shared store."""
+    """One run's view of a shared store, with the run's memo of derived values."""
 
     store: BaseStore
     run_key: str
+    memo: RunMemo = field(default_factory=RunMemo, compare=False, repr=False)
 
     def ns(self, *parts: str) -> tuple[str, ...]:
         return ("chunker", self.run_key, *parts)
@@ -43,18 +45,9 @@ class RunStore:
         return item.value["text"]
 
     def units(self, doc_id: str) -> Units:
-        """The document and its sentence boundaries, cached per process.
-
-        Segmenting a book takes seconds and every window step needs it. `doc_id` is a
-        hash of the text, so a cached entry can never be stale.
-        """
-        units = _UNITS.get(doc_id)
-        if units is None:
-            units = Units.of(self.text())
-            if len(_UNITS) >= 4:
-                _UNITS.pop(next(iter(_UNITS)))
-            _UNITS[doc_id] = units
-        return units
+        """The document and its sentence boundaries, segmented once per run (a book takes
+        seconds, and every window step needs it)."""
+        return self.memo.get(("units", doc_id), lambda: Units.of(self.text()))
 
     # -- tree nodes ---------------------------------------------------------------
     def put_node(self, record: NodeRecord) -> None:
@@ -78,5 +71,3 @@ class RunStore:
         item = self.store.get(self.ns(kind), key)
         return None if item is None else item.value
 
-
-_UNITS: dict[str, Units] = {}

@@ -13,11 +13,47 @@ import dataclasses
 from collections.abc import Callable
 
 from chunker.config.settings import ChunkerSettings
-from chunker.embeddings import Candidate, candidates, deepest
-from chunker.nodes.embed import OUT_OF_REACH as _OUT, run_depths, run_peak_depths
+from chunker.embeddings import (Candidate, candidates, deepest, document_depths, get_embeddings,
+                                sentence_texts, signal_for)
+from chunker.embeddings.cache import drop_vectors
+from chunker.embeddings.signal import own_count_gaps
 from chunker.chunking.peel import peel_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
+
+_OUT = float("-inf")
+"""The depth given to a gap that may not be offered."""
+
+
+def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
+    """Depth of every sentence gap of the run's document (`depths[i]`: the gap at sentence
+    end i): embedded and stored on first use (resumable batch by batch), once per run."""
+    def compute() -> list[float]:
+        units = rs.units(doc_id)
+        namespace = rs.ns("embeddings", cfg.embeddings.replace(".", "_"))
+        depths = document_depths(rs.store, namespace, sentence_texts(units.text, units.sentences),
+                                 get_embeddings(cfg.embeddings), signal=signal_for(cfg.embeddings),
+                                 batch_size=cfg.embed_batch_size)
+        # the depths are stored: the vectors only served a resume mid-embedding
+        drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embed_batch_size)
+        return depths
+    return rs.memo.get(("depths", doc_id, cfg.embeddings), compute)
+
+
+def run_peaks(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> frozenset[int]:
+    """The gaps that may be offered as cuts: local maxima of depth above the document's
+    own threshold (mean - `candidate_peak_std` x std of its maxima)."""
+    return rs.memo.get(("peaks", doc_id, cfg.embeddings, cfg.candidate_peak_std), lambda: frozenset(
+        own_count_gaps(run_depths(rs, cfg, doc_id), cfg.candidate_peak_std)))
+
+
+def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
+    """The depths with every gap that is not a peak pushed out of reach (built once per
+    run: every window's candidate offer reads it)."""
+    def compute() -> list[float]:
+        depths, peaks = run_depths(rs, cfg, doc_id), run_peaks(rs, cfg, doc_id)
+        return [d if i in peaks else _OUT for i, d in enumerate(depths)]
+    return rs.memo.get(("peak_depths", doc_id, cfg.embeddings, cfg.candidate_peak_std), compute)
 
 
 def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Candidate]:

@@ -26,7 +26,6 @@ from chunker.state.store import RunStore
 
 MARKDOWN_SUFFIXES = (".md", ".markdown")
 _KIND = "structure"
-_CACHE: dict[tuple[str, str], DocumentStructure | None] = {}
 
 
 def markdown_structure(cfg: ChunkerSettings, path: str | None, text: str) -> DocumentStructure | None:
@@ -55,18 +54,15 @@ def is_structured(structure: DocumentStructure | None) -> bool:
 
 def store_structure(rs: RunStore, doc_id: str, structure: DocumentStructure) -> None:
     rs.put_value(_KIND, doc_id, structure.model_dump(mode="json"))
-    _CACHE[(rs.run_key, doc_id)] = structure
+    rs.memo.put((_KIND, doc_id), structure)
 
 
 def run_structure(rs: RunStore, doc_id: str) -> DocumentStructure | None:
-    """The run's stored structure (cached per process: every window step reads it)."""
-    key = (rs.run_key, doc_id)
-    if key not in _CACHE:
+    """The run's stored structure (read once per run: every window step needs it)."""
+    def load() -> DocumentStructure | None:
         value = rs.get_value(_KIND, doc_id)
-        if len(_CACHE) >= 8:
-            _CACHE.pop(next(iter(_CACHE)))
-        _CACHE[key] = None if value is None else DocumentStructure.model_validate(value)
-    return _CACHE[key]
+        return None if value is None else DocumentStructure.model_validate(value)
+    return rs.memo.get((_KIND, doc_id), load)
 
 
 @dataclass(frozen=True)

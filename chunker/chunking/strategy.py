@@ -1,19 +1,28 @@
-"""The adaptive strategy: how a document's tree is built, chosen once by load_document.
+"""Tree strategies: how a document's tree is built, one class per strategy, chosen once by
+load_document.
 
-    auto: plain text (no structure)                        -> full  (today's loop, unchanged)
+    auto: plain text (no structure)                        -> full  (the LLM loop over the text)
           structured, tokens <= flat_window_share x window -> flat  (peel's leaves, one block)
           structured, longer                               -> peel  (headings first)
 
-`flat` and `peel` use the Markdown structure; `full` ignores it. The choice is logged and
-counted in the stats (`strategy.flat`, `strategy.peel`, `strategy.full`).
+A strategy owns whether the Markdown structure shapes the leaves (`uses_structure`: leaves
+end at headings and never inside tables or code), whether levels aggregate while the text is
+read (`sweeps`: the flat strategy's one block over all leaves is made at the end instead, by
+the graph's `group_all` node), and which of a level's pending items a sweep may group
+(`sweep_items`: `peel` groups within sections). The choice is logged and counted in the
+stats (`strategy.flat`, `strategy.peel`, `strategy.full`).
 """
 
 from __future__ import annotations
 
+import functools
 from typing import Literal
 
+from chunker.chunking.sections import level_after, promoted_count, start_levels, swept_count
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
+from chunker.state.schema import ChunkerState
+from chunker.state.store import RunStore
 
 Chosen = Literal["flat", "peel", "full"]
 
@@ -21,6 +30,59 @@ Chosen = Literal["flat", "peel", "full"]
 # many characters per allowed token a document is surely too long to be flat, and a book
 # is not counted token by token just to learn that.
 _MAX_CHARS_PER_TOKEN = 32
+
+SweepItems = tuple[list, list[int | None] | None, int | None]
+"""A sweep's items, their section break levels and the break level right after them."""
+
+
+class TreeStrategy:
+    """`full`: the LLM loop over the whole text, structure ignored, levels swept as they fill."""
+
+    name: Chosen = "full"
+    uses_structure = False
+    sweeps = True
+
+    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int, cfg: ChunkerSettings) -> SweepItems:
+        """The level's pending items that a sweep groups (here: all of them)."""
+        return state["pending"][level], None, None
+
+
+class FlatStrategy(TreeStrategy):
+    """`flat`: peel's leaves, then one block over all of them (no intermediate levels)."""
+
+    name: Chosen = "flat"
+    uses_structure = True
+    sweeps = False
+
+
+class PeelStrategy(TreeStrategy):
+    """`peel`: headings first; the LLM chunks only inside sections and blocks follow them."""
+
+    name: Chosen = "peel"
+    uses_structure = True
+
+    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int, cfg: ChunkerSettings) -> SweepItems:
+        """All but the run of a section still being read (see `chunker.chunking.sections`),
+        less a leading run too small for a group, which moves up a level."""
+        items = state["pending"][level]
+        starts = start_levels(rs, state["doc_id"], items)
+        if starts is None:
+            return items, None, None
+        end = level_after(rs, state, level)
+        n = swept_count(starts, end, cfg.min_group_size, cfg.max_group_size, cfg.summary_count_threshold,
+                        bool(state.get("finalizing")))
+        head = promoted_count(starts[:n], cfg.min_group_size)
+        return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
+
+
+@functools.cache
+def _strategies() -> dict[str, TreeStrategy]:
+    return {s.name: s for s in (TreeStrategy(), FlatStrategy(), PeelStrategy())}
+
+
+def tree_strategy(state: ChunkerState) -> TreeStrategy:
+    """The run's strategy, as load_document chose it (stateless: one instance serves every run)."""
+    return _strategies()[state.get("strategy") or "full"]
 
 
 def flat_limit(cfg: ChunkerSettings) -> int:
