@@ -6,7 +6,6 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import logging
 import sys
@@ -57,23 +56,10 @@ def _setup_logging(quiet: bool, verbose: bool) -> None:
 
 
 def _load_config_file(path: Optional[Path]) -> dict:
-    if path is None:
-        return {}
-    import yaml
+    """The file's settings, flat and typed by their fields (see chunker.config.assign)."""
+    from chunker.config.assign import load_file
 
-    from chunker.config.settings import ChunkerSettings
-
-    try:
-        data = yaml.safe_load(path.read_text(encoding="utf-8")) or {}
-    except (OSError, yaml.YAMLError) as exc:
-        raise BadInput(f"cannot read config file {path}: {exc}") from None
-    if not isinstance(data, dict):
-        raise BadInput(f"config file {path} must hold a mapping of setting: value")
-    known = {f.name for f in dataclasses.fields(ChunkerSettings)} - {"run_dir"}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise BadInput(f"config file {path}: unknown settings {unknown}")
-    return data
+    return {} if path is None else load_file(path)
 
 
 def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, quiet: bool,
@@ -83,7 +69,7 @@ def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, qui
     wall = time.perf_counter() - started
     stats = values.get("stats", {})
     if as_json or not quiet:
-        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.model, ctx.grounding()))
+        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.model, ctx.grounding))
     if not quiet and not as_json:
         Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
 
@@ -117,6 +103,9 @@ def run(
                                    "llamacpp:/path/model.gguf, or scripted (test model)."),
     output_dir: Path = typer.Option(Path("out"), "--output-dir", "-o", help="Where the tree goes."),
     config: Optional[Path] = typer.Option(None, "--config", help="YAML/JSON file of settings."),
+    assignments: Optional[list[str]] = typer.Option(
+        None, "--set", help="A setting KEY=VALUE (repeat), flat or dotted: min_chunk_tokens=120, "
+                            "chunking.strategy=peel. Wins over --config; the named options win over it."),
     min_chunk_tokens: Optional[int] = typer.Option(None, help="Grow a window to this size first."),
     max_chunk_tokens: Optional[int] = typer.Option(None, help="Force a split at this size."),
     max_expansion_attempts: Optional[int] = typer.Option(None, help="Force a split after this many expansions."),
@@ -150,6 +139,7 @@ def run(
     """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json)."""
     from chunker.cli import pdf_source
     from chunker.cli.runner import new_meta
+    from chunker.config.assign import parse_assignments
     from chunker.config.settings import ChunkerSettings
     from chunker.document.loader import read_document
     from chunker.document.pdf_model import is_pdf
@@ -170,10 +160,11 @@ def run(
     run_dir = RunDir(output_dir)
     pdf = None
     try:
-        settings = {**_load_config_file(config), **{k: v for k, v in flags.items() if v is not None}}
+        settings = {**_load_config_file(config), **parse_assignments(assignments or []),
+                    **{k: v for k, v in flags.items() if v is not None}}
         if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
             settings = pdf_source.pdf_settings(doc, settings)
-        ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings).resolve()
+        ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings)
         if ctx.pdf_source:
             pdf = extract_source(doc, max_bytes=ctx.max_input_bytes)
             text = pdf.text
@@ -181,7 +172,7 @@ def run(
             text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
         preflight(ctx)
         if ctx.vision_model:
-            preflight(dataclasses.replace(ctx, model=ctx.vision_model))
+            preflight(ctx.with_(model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
         run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf_source else ())
         run_dir.acquire_lock()
@@ -225,7 +216,7 @@ def resume(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
-        ctx = settings_from_meta(meta, run_dir).resolve()
+        ctx = settings_from_meta(meta, run_dir)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
@@ -236,7 +227,7 @@ def resume(
         check_source(run_dir, meta, source, ctx)
         preflight(ctx)
         if ctx.vision_model:
-            preflight(dataclasses.replace(ctx, model=ctx.vision_model))
+            preflight(ctx.with_(model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
         run_dir.acquire_lock()
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:

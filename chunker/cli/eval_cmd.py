@@ -7,7 +7,6 @@ Wire into the main app with `app.add_typer(eval_app, name="eval")`.
 
 from __future__ import annotations
 
-import dataclasses
 import logging
 from pathlib import Path
 
@@ -26,29 +25,6 @@ EXIT_USAGE = 2
 def _fail(message: str) -> typer.Exit:
     err.print(f"[bold red]error:[/] {message}", highlight=False, soft_wrap=True)
     return typer.Exit(EXIT_USAGE)
-
-
-def _overrides(pairs: list[str]) -> dict:
-    """`--set key=value` -> ChunkerSettings fields, typed like the field's default."""
-    from chunker.config.settings import ChunkerSettings
-
-    fields = {f.name: f for f in dataclasses.fields(ChunkerSettings)}
-    out: dict = {}
-    for pair in pairs:
-        key, sep, value = pair.partition("=")
-        key = key.strip().replace("-", "_")
-        if not sep or key not in fields or key in ("model", "run_dir"):
-            raise ValueError(f"--set {pair!r}: expected SETTING=VALUE with a chunker setting "
-                             f"(e.g. min_chunk_tokens=120)")
-        for cast in (int, float):
-            try:
-                out[key] = cast(value)
-                break
-            except ValueError:
-                continue
-        else:
-            out[key] = value
-    return out
 
 
 def _finished_runs(dirs: list[Path]) -> list[Path]:
@@ -99,10 +75,12 @@ def segmentation(
     try:
         if units not in ("lines", "pysbd"):
             raise ValueError("--units must be lines or pysbd")
-        overrides = _overrides(settings or [])
+        from chunker.config.assign import parse_assignments
         from chunker.config.settings import ChunkerSettings
 
-        ChunkerSettings(model=model, **overrides).resolve()
+        overrides = parse_assignments(settings or [])  # typed by the field each one sets
+
+        ChunkerSettings(model=model, **overrides)  # a bad combination fails here, not mid-corpus
         if boundary_only:
             from chunker.evaluation.hybrid import boundary_only as wrap
 

@@ -6,7 +6,6 @@ so a SIGKILL loses at most the step in flight (for an LLM node, one call).
 
 from __future__ import annotations
 
-import dataclasses
 import hashlib
 import sqlite3
 import time
@@ -19,6 +18,7 @@ from langgraph.store.sqlite import SqliteStore
 
 from chunker import __version__
 from chunker.cli.rundir import RunDir, RunDirError
+from chunker.config.keys import FLAT_KEYS, SECTION_NAMES
 from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
 from chunker.graph.build import build_graph, llm_retry_policy
@@ -49,14 +49,15 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
 
 
 def settings_from_meta(meta: dict, run: RunDir) -> ChunkerSettings:
-    fields = {f.name for f in dataclasses.fields(ChunkerSettings)}
-    config = {k: v for k, v in meta["config"].items() if k in fields}
+    """The run's settings as run.json records them (flat, as every version wrote them).
+    A setting this version no longer has is dropped, as it always was."""
+    config = {k: v for k, v in meta["config"].items() if k in FLAT_KEYS or k in SECTION_NAMES}
     config["run_dir"] = str(run.path)
     return ChunkerSettings(**config)
 
 
 def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str) -> dict:
-    config = {k: v for k, v in dataclasses.asdict(ctx).items() if k != "run_dir"}
+    config = {k: v for k, v in ctx.flat_dict().items() if k != "run_dir"}
     return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.model,
             "config": config, "thread_id": thread_id, "tool_version": __version__,
             "started_at": now(), "finished_at": None}

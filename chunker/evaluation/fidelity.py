@@ -145,7 +145,7 @@ def evaluate_fidelity(run_dir: str | Path) -> dict:
     path = Path(run_dir) / "hierarchy.json"
     h = Hierarchy.model_validate_json(path.read_text(encoding="utf-8"))
     max_len = int(h.meta.config.get("slug_max_length", 60) or 60)
-    policy = ChunkerSettings(model=h.meta.model).grounding()
+    policy = ChunkerSettings(model=h.meta.model).grounding
     by_id = h.by_id()
     nodes = []
     for node in sorted(h.nodes, key=lambda n: (n.level, n.span[0])):

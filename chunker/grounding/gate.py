@@ -18,7 +18,7 @@ def grounded(cfg: ChunkerSettings, task: str, text: str, evidence: str | list[st
     """Whether `text` may enter the tree; counts and logs the verdict either way."""
     if not text.strip():
         return False
-    verdict = check(text, evidence, task=task, policy=cfg.grounding())
+    verdict = check(text, evidence, task=task, policy=cfg.grounding)
     if verdict.ok:
         annotate(cfg.run_dir, log_id, f"{task}: kept (support {verdict.support:.2f})")
         return True

@@ -1,21 +1,22 @@
 """GroundingPolicy: every threshold of the grounding check, each a named, documented setting.
 
-The names carry the `grounding_` prefix so they can be copied as they are into the run's
-settings (`ChunkerSettings`). The support threshold was chosen from a labelled set of
-faithful and unfaithful summaries (bench/grounding_calibrate.py, results in
-bench/results/grounding/calibration.json).
+The policy is the `grounding` section of the run's settings (`ChunkerSettings.grounding`);
+its names keep the `grounding_` prefix, which is also how run.json and config files spell
+them flat. The support threshold was chosen from a labelled set of faithful and unfaithful
+summaries (bench/grounding_calibrate.py, results in bench/results/grounding/calibration.json).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from pydantic import BaseModel, ConfigDict, Field
 
 
-@dataclass(frozen=True)
-class GroundingPolicy:
-    """Thresholds of `chunker.grounding.check`."""
+class GroundingPolicy(BaseModel):
+    """Thresholds of `chunker.grounding.check`, and the rewrite's recall floor."""
 
-    grounding_min_support: float = 0.65
+    model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True)
+
+    grounding_min_support: float = Field(0.65, ge=0, le=1)
     """Least share of the candidate's distinct content-word stems that occur among the
     evidence's stems. Chosen from data (bench/grounding_calibrate.py, 206 labelled cases
     on 13 corpus passages): hand-written faithful paraphrases score 0.70 to 1.00 and
@@ -46,6 +47,10 @@ class GroundingPolicy:
     rewrite keeps a memoir's voice. Elsewhere (summaries, block syntheses, the overview)
     first person is allowed only inside a sentence copied verbatim from the evidence."""
 
-    grounding_advice_min_share: float = 0.5
+    grounding_advice_min_share: float = Field(0.5, ge=0, le=1)
     """Share of a task's outputs that fell back above which the run prints one line of
     advice (a larger model). "Most" of the outputs: more than half."""
+
+    rewrite_min_recall: float = Field(0.5, ge=0, le=1)
+    """A rewrite must keep at least this share of the original's content words and
+    numbers; otherwise the original itself becomes the context (facts are never lost)."""

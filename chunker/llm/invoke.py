@@ -15,7 +15,6 @@ it there and goes straight to the repair, counting the first call's usage again
 from __future__ import annotations
 
 import base64
-import dataclasses
 import hashlib
 import time
 from dataclasses import dataclass, field
@@ -100,7 +99,7 @@ def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, backgroun
     than the run's (the vision model of a PDF rewrite).
     """
     schema = SCHEMAS[task]
-    model = get_model(dataclasses.replace(ctx, model=model) if model else ctx)
+    model = get_model(ctx.with_(model=model) if model else ctx)
     runnable = _structured(model, schema)
     call_kwargs = ({"max_tokens": max_output_tokens}
                    if max_output_tokens and isinstance(model, JsonSchemaChatModel) else {})

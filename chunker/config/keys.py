@@ -1,0 +1,131 @@
+"""How a setting is spelled: flat (`min_chunk_tokens`), dotted (`chunking.min_chunk_tokens`)
+or nested (`{"chunking": {"min_chunk_tokens": 40}}`).
+
+Flat is how run.json, hierarchy.json, config files and `--set` have always spelled the
+settings; `FLAT_KEYS` maps each flat name to its place in the sections. Its order is the
+order in which run.json and hierarchy.json list the settings (kept, so that trees stay
+byte-identical).
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import Mapping
+
+from pydantic import BaseModel
+
+from chunker.config.errors import SettingsError
+
+SECTION_NAMES = ("llm", "chunking", "embedding", "background", "aggregation", "grounding",
+                 "pdf", "input", "output")
+"""The sections of `ChunkerSettings`, each a frozen model (config/sections.py)."""
+
+TOP_LEVEL = ("run_dir",)
+"""Settings outside any section (phase 2 takes `run_dir` out of the graph's context)."""
+
+FLAT_KEYS: dict[str, str] = {
+    "model": "llm.model",
+    "run_dir": "run_dir",
+    "encoding": "input.encoding",
+    "max_input_bytes": "input.max_bytes",
+    "min_chunk_tokens": "chunking.min_chunk_tokens",
+    "max_chunk_tokens": "chunking.max_chunk_tokens",
+    "max_expansion_attempts": "chunking.max_expansion_attempts",
+    "split_unit": "chunking.split_unit",
+    "expand_step": "chunking.expand_step",
+    "lookahead_units": "chunking.lookahead_units",
+    "min_boundary_chars": "chunking.min_boundary_chars",
+    "boundary_mode": "chunking.boundary_mode",
+    "embeddings": "embedding.provider",
+    "structure": "chunking.structure",
+    "strategy": "chunking.strategy",
+    "flat_window_share": "chunking.flat_window_share",
+    "candidate_count": "chunking.candidate_count",
+    "candidate_peak_std": "chunking.candidate_peak_std",
+    "embed_batch_size": "embedding.batch_size",
+    "rewrite_min_recall": "grounding.rewrite_min_recall",
+    "combine_rewrite_and_summary": "llm.combine_rewrite_and_summary",
+    "extractive_summaries": "llm.extractive_summaries",
+    "background_budget_tokens": "background.budget_tokens",
+    "rewrite_background_share": "background.rewrite_share",
+    "background_order": "background.order",
+    "summary_aggregation_threshold": "aggregation.summary_aggregation_threshold",
+    "summary_count_threshold": "aggregation.summary_count_threshold",
+    "synthesize_full_text_levels": "aggregation.synthesize_full_text_levels",
+    "min_group_size": "aggregation.min_group_size",
+    "max_group_size": "aggregation.max_group_size",
+    "model_window": "llm.model_window",
+    "temperature": "llm.temperature",
+    "llm_max_attempts": "llm.max_attempts",
+    "llm_retry_initial_s": "llm.retry_initial_s",
+    "llm_timeout_s": "llm.timeout_s",
+    "grounding_min_support": "grounding.grounding_min_support",
+    "grounding_min_content_words": "grounding.grounding_min_content_words",
+    "grounding_min_word_chars": "grounding.grounding_min_word_chars",
+    "grounding_max_unsupported_names": "grounding.grounding_max_unsupported_names",
+    "grounding_max_unsupported_numbers": "grounding.grounding_max_unsupported_numbers",
+    "grounding_first_person_tasks": "grounding.grounding_first_person_tasks",
+    "grounding_advice_min_share": "grounding.grounding_advice_min_share",
+    "summary_max_chars": "output.summary_max_chars",
+    "slug_max_length": "output.slug_max_length",
+    "pdf_source": "pdf.source",
+    "vision_model": "llm.vision_model",
+    "pdf_dpi": "pdf.dpi",
+    "pdf_max_images": "pdf.max_images",
+    "return_tree": "output.return_tree",
+}
+
+FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}
+"""Dotted path -> flat name."""
+
+
+def _unknown(key: str) -> SettingsError:
+    close = difflib.get_close_matches(key, [*FLAT_KEYS, *FLAT_OF], n=1)
+    hint = f" (did you mean {close[0]}?)" if close else ""
+    return SettingsError(f"unknown setting {key!r}{hint}")
+
+
+def flat_name(key: str) -> str:
+    """The flat name of a flat or dotted key; an unknown one is a SettingsError naming it."""
+    if key in FLAT_KEYS:
+        return key
+    if key in FLAT_OF:
+        return FLAT_OF[key]
+    raise _unknown(key)
+
+
+def flatten(data: Mapping) -> dict:
+    """Any mix of flat, dotted and nested settings (section models included) as flat names.
+
+    A setting given twice, under two spellings, is an error: which one was meant is a guess.
+    """
+    out: dict = {}
+
+    def put(key: str, value) -> None:
+        name = flat_name(key)
+        if name in out:
+            raise SettingsError(f"setting {key!r} is given twice ({name} = {out[name]!r} already)")
+        out[name] = value
+
+    for key, value in data.items():
+        if not isinstance(key, str):
+            raise _unknown(repr(key))
+        if key in SECTION_NAMES:
+            if isinstance(value, BaseModel):
+                value = dict(value)
+            if not isinstance(value, Mapping):
+                raise SettingsError(f"setting {key!r} is a section: give a mapping of its fields")
+            for sub, v in value.items():
+                put(f"{key}.{sub}", v)
+        else:
+            put(key, value)
+    return out
+
+
+def nest(flat: Mapping) -> dict:
+    """Flat names as the nested mapping `ChunkerSettings`' fields take (every section present)."""
+    out: dict = {name: {} for name in SECTION_NAMES}
+    for name, value in flat.items():
+        section, _, field = FLAT_KEYS[name].rpartition(".")
+        (out[section] if section else out)[field] = value
+    return out

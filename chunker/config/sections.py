@@ -1,0 +1,216 @@
+"""The sections of a run's settings, one frozen model per concern.
+
+`ChunkerSettings` (config/settings.py) holds one of each. A section validates its own
+fields and the rules among them; rules that join two sections live on `ChunkerSettings`.
+The grounding section is `chunker.grounding.policy.GroundingPolicy` itself. Fields that
+the model's profile sizes (`config/profiles.py`) have no default here: `ChunkerSettings`
+fills them from the profile before the sections are built, so every section is complete.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from chunker.embeddings.settings import CANDIDATE_COUNT, EMBED_BATCH_SIZE, OWN_COUNT_STD_FACTOR
+
+SplitUnit = Literal["sentence", "paragraph", "word", "page"]
+BoundaryMode = Literal["candidates", "phrase"]
+StructureMode = Literal["auto", "markdown", "none"]
+Strategy = Literal["auto", "flat", "peel", "full"]
+BackgroundOrder = Literal["stable", "priority"]
+
+# frozen: settings are hashable and shared by every node of a run; attribute docstrings
+# become the fields' descriptions (the served graph's context schema shows them)
+SECTION_CONFIG = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True,
+                            protected_namespaces=())
+
+
+class LLMSettings(BaseModel):
+    """Which model answers, and how it is called."""
+
+    model_config = SECTION_CONFIG
+
+    model: str
+    """Provider string: `ollama:NAME` (or a bare Ollama name such as `qwen3:8b`),
+    `local` (embedded SmolLM2), `llamacpp:/path/model.gguf`, any LangChain
+    `provider:model` (`openai:NAME`, through `init_chat_model`), or `scripted[:opts]`
+    (the deterministic test model, only when asked for by name). Required."""
+    model_window: int
+    """The model's context window (Ollama `num_ctx`)."""
+    temperature: float = 0.0
+    """Sampling temperature; 0 makes runs repeatable."""
+    max_attempts: int = 4
+    """Attempts per LLM node on transient errors (connection refused, timeout, 5xx), with
+    exponential backoff and jitter. Applied when the graph is built (`build_graph`)."""
+    retry_initial_s: float = 1.0
+    """First backoff interval between those attempts (doubles each time, with jitter)."""
+    timeout_s: float = 300.0
+    """Seconds before one LLM request is abandoned as a transient failure."""
+    vision_model: str | None = None
+    """A model that accepts images (an Ollama multimodal model such as `ollama:qwen2.5vl`, or the
+    main model when it does): it receives the PNGs of the pages a PDF chunk spans, in the
+    rewrite call only, to transcribe tables, charts and scanned pages. None: text only."""
+    combine_rewrite_and_summary: bool
+    """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
+    summarize_chunk then only validates them). Profile default: on for medium and large
+    models, off for the tiny one (one task per call suits a 135M model better)."""
+    extractive_summaries: bool
+    """Extract leaf summaries and block texts and summaries (LexRank) instead of asking the
+    model. Profile default: on for the tiny profile, whose model measurably never passes the
+    grounding check; off elsewhere (a model's rejected summary falls back the same way)."""
+
+
+class ChunkingSettings(BaseModel):
+    """How windows grow and where leaves are cut."""
+
+    model_config = SECTION_CONFIG
+
+    min_chunk_tokens: int = Field(ge=1)
+    """A window grows until it holds at least this many tokens before the LLM judges it."""
+    max_chunk_tokens: int
+    """Safety valve: a window this large is force-split at its last sentence boundary."""
+    max_expansion_attempts: int = Field(8, ge=1)
+    """Safety valve: after this many expansions without a complete thought, force a split."""
+    split_unit: SplitUnit = "sentence"
+    """The unit by which a window grows: sentence, paragraph, word, or page (PDFs only, their
+    default: a window grows by whole pages; the cut may still fall at a sentence inside one)."""
+    expand_step: int = Field(1, ge=1)
+    """How many split units one expansion adds."""
+    lookahead_units: int = 2
+    """Units shown to the LLM after the window, so that it can name where the next
+    topic begins even when that is just past the window."""
+    min_boundary_chars: int = 8
+    """A boundary phrase shorter than this is ambiguous and counts as a miss (phrase mode)."""
+    boundary_mode: BoundaryMode = "candidates"
+    """`candidates`: the embedding signal proposes numbered sentence gaps past the minimum
+    and the LLM answers a number (LumberChunker-style; nothing to copy). `phrase`: the LLM
+    copies the next topic's first words verbatim (the round-1 behaviour)."""
+    structure: StructureMode = "auto"
+    """How the document's Markdown structure is read. `auto`: a file ending in .md or
+    .markdown is parsed as Markdown; any other input, text passed directly included, is
+    plain text (no content sniffing: a `#` line may be a hashtag). `markdown`: always parse.
+    `none`: never (today's plain-text path). Parsed headings start leaves and bound
+    windows; tables, code, display math and figures are never cut (see `nodes/peel.py`)."""
+    strategy: Strategy = "auto"
+    """How the tree is built. `flat`: leaves, then one block over all of them (no
+    intermediate levels), with `peel`'s leaves. `peel`: headings first, the LLM chunks only
+    inside sections. `full`: today's LLM loop over the whole text, structure ignored.
+    `auto`: plain text (no structure) always gets `full`, so its trees stay as they were;
+    a document with structure (headings, tables, code, math, figures or front matter) gets
+    `flat` when it holds at most `flat_window_share` x `model_window` tokens, else `peel`."""
+    flat_window_share: float = Field(0.4, ge=0, le=1)
+    """`strategy=auto` picks `flat` for a structured document of at most this share of the
+    model's window: the root's synthesis, which shows children's full texts up to half the
+    window, then sees every leaf's rewrite (a little longer than its original) at once."""
+    candidate_count: int = Field(CANDIDATE_COUNT, ge=1, le=9)
+    """How many numbered candidate gaps the LLM is offered per window."""
+    candidate_peak_std: float = OWN_COUNT_STD_FACTOR
+    """A sentence gap is a candidate cut when its depth is a local maximum above the
+    document's mean - `candidate_peak_std` x std of its maxima (the rule that chose its own
+    segment count best on Choi 3-5: Pk 0.061 with MiniLM, 0.167 lexical)."""
+
+    @model_validator(mode="after")
+    def _max_holds_min(self) -> "ChunkingSettings":
+        if self.max_chunk_tokens < self.min_chunk_tokens:
+            raise ValueError("max_chunk_tokens must be at least min_chunk_tokens")
+        return self
+
+
+class EmbeddingSettings(BaseModel):
+    """The boundary signal's embeddings."""
+
+    model_config = SECTION_CONFIG
+
+    provider: str
+    """Boundary signal provider: `local` (all-MiniLM-L6-v2 in-process), `lexical` (term
+    vectors, no model), `ollama:NAME` (e.g. `ollama:all-minilm`), or `none`. Profile
+    default `auto`: `local` when installed, else `lexical`."""
+    batch_size: int = Field(EMBED_BATCH_SIZE, ge=1)
+    """Sentences per embedding request, and per stored batch (a crash loses at most one)."""
+
+
+class BackgroundSettings(BaseModel):
+    """What earlier context the prompts carry."""
+
+    model_config = SECTION_CONFIG
+
+    budget_tokens: int
+    """Hard cap, in rendered tokens, on the background injected into completeness,
+    summary, grouping and synthesis calls (level summaries, the previous passage's
+    summary, earlier summaries)."""
+    rewrite_share: float = Field(0.25, gt=0, lt=1)
+    """The rewrite call's background cap as a share of `model_window`: it must hold the
+    whole text right before the chunk (a chunk of up to `max_chunk_tokens`)."""
+    order: BackgroundOrder = "stable"
+    """How chosen background items are laid out: `stable` (slow-changing items first, so
+    consecutive prompts share a long prefix for KV-cache reuse) or `priority` (the
+    predecessor first; only for measuring what the stable order saves)."""
+
+
+class AggregationSettings(BaseModel):
+    """When leaves are grouped into blocks, and how blocks are written."""
+
+    model_config = SECTION_CONFIG
+
+    summary_aggregation_threshold: int
+    """Aggregate a level once its pending summaries hold this many tokens in total..."""
+    summary_count_threshold: int
+    """...or once this many summaries are pending, whichever comes first."""
+    synthesize_full_text_levels: int = 1
+    """Blocks up to this level are synthesised from their children's full rewritten
+    texts; higher blocks from their children's summaries (smaller prompts)."""
+    min_group_size: int = Field(2, ge=2)
+    """Hard floor on group size: no block ever has a single child."""
+    max_group_size: int = 5
+    """Soft cap on group size: exceeded once, the grouping is re-prompted, then accepted."""
+
+    @model_validator(mode="after")
+    def _group_sizes(self) -> "AggregationSettings":
+        if self.max_group_size < self.min_group_size:
+            raise ValueError("max_group_size must be at least min_group_size")
+        if self.summary_count_threshold < self.min_group_size:
+            raise ValueError("summary_count_threshold must be at least min_group_size")
+        return self
+
+
+class PdfSettings(BaseModel):
+    """A PDF run's pages and images."""
+
+    model_config = SECTION_CONFIG
+
+    source: str | None = None
+    """The PDF this run's text was extracted from (set by `chunker run` on a PDF, never by
+    hand): its page map lies in `OUT/.chunker/pages.json`, beside the extracted `OUT/source.md`
+    that the graph reads; nodes record their pages and the vision model sees their images."""
+    dpi: int = Field(150, ge=36)
+    """Resolution of the page images sent to the vision model (150 DPI: 1275x1650 px a letter
+    page, small print still legible; about 0.14 s a page to render)."""
+    max_images: int = Field(4, ge=1)
+    """The most page images one rewrite call receives (the chunk's first pages); bounds the
+    vision tokens of a chunk that spans many pages."""
+
+
+class InputSettings(BaseModel):
+    """How a document given by path is read."""
+
+    model_config = SECTION_CONFIG
+
+    encoding: str = "utf-8"
+    """Text encoding of a document given by path (UTF-8 by default; a UTF-8 BOM is dropped)."""
+    max_bytes: int = 200 * 1024 * 1024
+    """Documents larger than this are refused before any work starts."""
+
+
+class OutputSettings(BaseModel):
+    """What the tree's files and the graph's output hold."""
+
+    model_config = SECTION_CONFIG
+
+    return_tree: bool
+    """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
+    summary_max_chars: int = 400
+    """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
+    slug_max_length: int = 60
+    """Filename stems are capped at this many characters."""
