@@ -118,6 +118,53 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture
+def serve(monkeypatch):
+    """Start a stub server (`chunker.testing.http_stub`) for the test and point the client's
+    environment at it: `stub = serve(OllamaStub(models=[...]))`. Stopped when the test ends."""
+    from contextlib import ExitStack
+
+    with ExitStack() as running:
+        def start(stub):
+            running.enter_context(stub)
+            for name, value in stub.env().items():
+                monkeypatch.setenv(name, value)
+            return stub
+
+        yield start
+
+
+@pytest.fixture
+def cli():
+    """Run `python -m chunker.cli.app ARGS` in a child process, `env` added to the environment
+    and `pythonpath` (a folder) put before PYTHONPATH; returns the CompletedProcess."""
+    import os
+    import subprocess
+    import sys
+
+    def run(*args, env: dict[str, str], pythonpath: Path | None = None):
+        full = {**os.environ, **env}
+        if pythonpath is not None:
+            full["PYTHONPATH"] = os.pathsep.join([str(pythonpath), full.get("PYTHONPATH", "")])
+        return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
+                              capture_output=True, text=True, env=full, timeout=300)
+
+    return run
+
+
+@pytest.fixture
+def stub_run_config(tmp_path):
+    """A config file for whole CLI runs through a stub server: large chunks (few calls) and
+    quick retries, `attempts` of them per call."""
+    def write(attempts: int) -> Path:
+        cfg = tmp_path / "cfg.yaml"
+        cfg.write_text(f"llm_max_attempts: {attempts}\nllm_retry_initial_s: 0.05\n"
+                       "min_chunk_tokens: 300\nmax_chunk_tokens: 900\n")
+        return cfg
+
+    return write
+
+
 @pytest.fixture(scope="session")
 def langgraph_dev(tmp_path_factory):
     """`langgraph dev` serving langgraph.json's graphs (started once per test session);

@@ -1,10 +1,6 @@
 """The Ollama path, checked against a local HTTP stub (no Ollama can run here)."""
 
 import json
-import os
-import socket
-import subprocess
-import sys
 
 import pytest
 
@@ -15,20 +11,12 @@ from chunker.llm.ollama import check_ollama
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.schemas import Completeness
 from chunker.testing.ollama_stub import OllamaStub, prompt_words
-from conftest import CINDERELLA, check_markdown_tree
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import CINDERELLA, check_markdown_tree, free_port
 
 
 @pytest.fixture
-def stub(monkeypatch):
-    with OllamaStub(models=["qwen3:8b"]) as s:
-        monkeypatch.setenv("OLLAMA_HOST", s.url)
-        yield s
+def stub(serve):
+    return serve(OllamaStub(models=["qwen3:8b"]))
 
 
 def test_request_sent_to_ollama(stub):
@@ -44,7 +32,7 @@ def test_request_sent_to_ollama(stub):
     assert req["think"] is False
     # usage is what the server reported for this request (its word counts), not a guess
     assert result.stats["tokens.prompt"] == prompt_words(req) > 0
-    assert result.stats["tokens.completion"] == len(stub._answer(req).split())
+    assert result.stats["tokens.completion"] == len(stub.answer_for(req).split())
     longer = call_llm(ctx, node="check_completeness", task="completeness",
                       user="<window>\n" + "Text. " * 40 + "\n</window>", background="")
     assert longer.stats["tokens.prompt"] == prompt_words(stub.chat_requests()[-1])
@@ -79,14 +67,9 @@ def test_missing_model_message(stub):
         check_ollama("gemma4:latest")
 
 
-def _cli(*args, env):
-    return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, env={**os.environ, **env}, timeout=300)
-
-
-def test_cli_refuses_before_work_when_server_is_down(tmp_path):
+def test_cli_refuses_before_work_when_server_is_down(tmp_path, cli):
     out = tmp_path / "out"
-    proc = _cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out,
+    proc = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out,
                 env={"OLLAMA_HOST": f"127.0.0.1:{free_port()}"})
     assert proc.returncode == 2
     line = proc.stderr.strip()
@@ -94,16 +77,14 @@ def test_cli_refuses_before_work_when_server_is_down(tmp_path):
     assert not out.exists()
 
 
-def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path):
+def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path, cli, stub_run_config):
     with OllamaStub(models=["qwen3:8b"]) as stub:
-        env = {"OLLAMA_HOST": stub.url}
-        cfg = tmp_path / "cfg.yaml"
-        cfg.write_text("llm_max_attempts: 4\nllm_retry_initial_s: 0.05\nmin_chunk_tokens: 300\n"
-                       "max_chunk_tokens: 900\n")
+        env = stub.env()
+        cfg = stub_run_config(attempts=4)
         out = tmp_path / "out"
         stub.drop_next = 1  # the first request loses its connection...
         stub.fail_next = 2  # ...the next two get HTTP 500: all retried, the run goes on
-        first = _cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out, "--config", cfg, "--quiet",
+        first = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out, "--config", cfg, "--quiet",
                      env=env)
         assert first.returncode == 0, first.stderr
         check_markdown_tree(out)
@@ -119,13 +100,13 @@ def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path):
 
         out2 = tmp_path / "out2"
         stub.down, stub.served_errors = True, 0  # retries exhausted: exit 1, resumable
-        failed = _cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out2, "--config", cfg, "--quiet",
+        failed = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out2, "--config", cfg, "--quiet",
                       env=env)
         assert failed.returncode == 1 and "chunker resume" in failed.stderr
         assert stub.served_errors == 4  # llm_max_attempts, then the run stops
         assert len(failed.stderr.strip().splitlines()) == 1
         stub.down = False  # the server is back
-        resumed = _cli("resume", out2, "--quiet", env=env)
+        resumed = cli("resume", out2, "--quiet", env=env)
         assert resumed.returncode == 0, resumed.stderr
         a = json.loads((out / "hierarchy.json").read_text())
         b = json.loads((out2 / "hierarchy.json").read_text())

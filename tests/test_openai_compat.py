@@ -4,7 +4,6 @@ through the real langchain-openai client against a local stub server."""
 import importlib.util
 import json
 import os
-import socket
 import subprocess
 import sys
 from importlib.metadata import entry_points
@@ -19,21 +18,12 @@ from chunker.llm.registry import backend_prefix, get_model, preflight
 from chunker.llm.schemas import Completeness, Summary
 from chunker.testing.openai_stub import OpenAIStub, prompt_words, word_count
 from chunker.testing.scripted import ScriptedChatModel
-from conftest import CINDERELLA, check_markdown_tree
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+from conftest import CINDERELLA, check_markdown_tree, free_port
 
 
 @pytest.fixture
-def stub(monkeypatch):
-    with OpenAIStub(models=["stub-model"]) as s:
-        monkeypatch.setenv("OPENAI_BASE_URL", s.base_url)
-        monkeypatch.setenv("OPENAI_API_KEY", "stub-key")
-        yield s
+def stub(serve):
+    return serve(OpenAIStub(models=["stub-model"]))
 
 
 def _settings(**kw) -> ChunkerSettings:
@@ -67,10 +57,8 @@ def test_scripted_is_an_entry_point_plugin_not_a_built_in():
 
 
 def test_unset_model_is_an_error():
-    with pytest.raises(ValueError, match="no model is set"):  # settings without one cannot exist
-        ChunkerSettings(model="")
     with pytest.raises(ModelUnavailable, match="no model set"):
-        preflight(ChunkerSettings(model=" "))
+        preflight(ChunkerSettings(model=""))
 
 
 def test_request_carries_the_json_schema_and_usage_comes_from_the_server(stub):
@@ -125,23 +113,14 @@ def _error_line(stderr: str) -> str:
     return lines[0]
 
 
-def _cli(*args, env, pythonpath=None):
-    full = {**os.environ, **env}
-    if pythonpath is not None:
-        full["PYTHONPATH"] = os.pathsep.join([str(pythonpath), full.get("PYTHONPATH", "")])
-    return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, env=full, timeout=300)
-
-
-def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connection(tmp_path):
+def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connection(
+        tmp_path, cli, stub_run_config):
     with OpenAIStub(models=["stub-model"]) as stub:
-        env = {"OPENAI_BASE_URL": stub.base_url, "OPENAI_API_KEY": "stub-key"}
-        cfg = tmp_path / "cfg.yaml"
-        cfg.write_text("llm_max_attempts: 3\nllm_retry_initial_s: 0.05\nmin_chunk_tokens: 300\n"
-                       "max_chunk_tokens: 900\n")
+        env = stub.env()
+        cfg = stub_run_config(attempts=3)
         out = tmp_path / "out"
         stub.fail_next, stub.drop_next = 1, 1  # both transient: retried, the run goes on
-        proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out, "--config", cfg,
+        proc = cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out, "--config", cfg,
                     "--quiet", env=env)
         assert proc.returncode == 0, proc.stderr
         check_markdown_tree(out)
@@ -156,9 +135,9 @@ def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connectio
         assert stats["tokens.prompt"] == sum(prompt_words(r) for r in chats[2:])
 
 
-def test_cli_refuses_before_work_when_the_server_is_down(tmp_path):
+def test_cli_refuses_before_work_when_the_server_is_down(tmp_path, cli):
     out = tmp_path / "out"
-    proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
+    proc = cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
                 env={"OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "k"})
     assert proc.returncode == 2
     line = _error_line(proc.stderr)
@@ -166,14 +145,14 @@ def test_cli_refuses_before_work_when_the_server_is_down(tmp_path):
     assert not out.exists()
 
 
-def test_cli_names_a_missing_integration_package(tmp_path):
+def test_cli_names_a_missing_integration_package(tmp_path, cli):
     # langchain-openai hidden from the child process by a module that fails to import
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "langchain_openai.py").write_text(
         "raise ModuleNotFoundError(\"No module named 'langchain_openai'\", name='langchain_openai')\n")
     out = tmp_path / "out"
-    proc = _cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
+    proc = cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
                 env={"OPENAI_API_KEY": "k"}, pythonpath=blocker)
     assert proc.returncode == 2 and "pip install langchain-openai" in _error_line(proc.stderr)
     assert not out.exists()
@@ -182,7 +161,7 @@ def test_cli_names_a_missing_integration_package(tmp_path):
                                                      ("groq", "langchain_groq"),
                                                      ("mistralai", "langchain_mistralai"))
                              if importlib.util.find_spec(pkg) is None)
-    proc = _cli("run", CINDERELLA, "--model", f"{provider}:some-model", "-o", out, env={})
+    proc = cli("run", CINDERELLA, "--model", f"{provider}:some-model", "-o", out, env={})
     assert proc.returncode == 2
     assert f"pip install {package.replace('_', '-')}" in _error_line(proc.stderr)
     assert not out.exists()
