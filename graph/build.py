@@ -1,9 +1,15 @@
 """The chunker graph: one function builds it, with or without persistence.
 
-    load_document -> embed_document -> expand_window -> check_completeness -> validate_boundary
-      -> [match] rewrite_chunk -> summarize_chunk -> check_aggregation
-      -> [sweep] group_summaries -> validate_groups -> synthesize_block ... -> check_aggregation
-      -> [more text] expand_window | [done] finalize_tree -> ... -> write_outputs
+    load_document -> [signal] embed_document -> expand_window
+      -> [section's rest] end_at_section | [cap] force_split | check_completeness -> validate_boundary
+      -> [match] rewrite_chunk -> summarize_chunk
+      -> [sweeping strategies] check_aggregation
+           -> [sweep] group_summaries -> validate_groups -> synthesize_block ... -> check_aggregation
+           -> [more text] expand_window | [done] finalize_tree -> ... -> write_outputs
+      -> [flat] expand_window | [done] group_all -> synthesize_block -> finalize_tree -> write_outputs
+
+Every conditional edge's targets come from its route's `Literal` return type
+(`graph/routes.py`), so the picture above and the graph cannot drift apart.
 
 The CLI compiles it with SqliteSaver + SqliteStore; `langgraph dev` serves it with
 the platform's persistence; a parent graph can add it as a node (subgraph).
@@ -20,10 +26,10 @@ from chunker.config.settings import ChunkerSettings, LLMSettings
 from chunker.graph import routes
 from chunker.llm.errors import is_transient
 from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
-from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
+from chunker.nodes.boundary import end_at_section, fallback_boundary, force_split, validate_boundary
 from chunker.nodes.embed import embed_document
 from chunker.nodes.completeness import check_completeness, retry_boundary
-from chunker.nodes.finalize import finalize_tree
+from chunker.nodes.finalize import finalize_tree, group_all
 from chunker.nodes.grouping import group_summaries
 from chunker.nodes.load_document import load_document
 from chunker.nodes.rewrite import rewrite_chunk
@@ -51,7 +57,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     plain = {
         "load_document": load_document, "expand_window": expand_window,
         "validate_boundary": validate_boundary, "fallback_boundary": fallback_boundary,
-        "force_split": force_split, "check_aggregation": check_aggregation,
+        "force_split": force_split, "end_at_section": end_at_section,
+        "check_aggregation": check_aggregation, "group_all": group_all,
         "validate_groups": validate_groups, "fallback_grouping": fallback_grouping,
         "finalize_tree": finalize_tree, "write_outputs": write_outputs,
     }
@@ -67,29 +74,23 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
         g.add_node(node_name, fn, retry_policy=retry)
 
     g.add_edge(START, "load_document")
-    g.add_edge("load_document", "embed_document")
+    g.add_conditional_edges("load_document", routes.after_load)
     g.add_edge("embed_document", "expand_window")
-    g.add_conditional_edges("expand_window", routes.after_expand,
-                            ["rewrite_chunk", "force_split", "check_completeness"])
+    g.add_conditional_edges("expand_window", routes.after_expand)
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")
-    g.add_conditional_edges("validate_boundary", routes.after_validate,
-                            ["rewrite_chunk", "expand_window", "retry_boundary", "fallback_boundary",
-                             "force_split"])
-    g.add_edge("fallback_boundary", "rewrite_chunk")
-    g.add_edge("force_split", "rewrite_chunk")
+    g.add_conditional_edges("validate_boundary", routes.after_validate)
+    for decided in ("end_at_section", "fallback_boundary", "force_split"):
+        g.add_edge(decided, "rewrite_chunk")
     g.add_edge("rewrite_chunk", "summarize_chunk")
-    # The aggregation hook: every leaf passes through check_aggregation.
-    g.add_edge("summarize_chunk", "check_aggregation")
-    g.add_conditional_edges("check_aggregation", routes.after_aggregation_check,
-                            ["group_summaries", "finalize_tree", "expand_window"])
+    # The aggregation hook: every leaf of a sweeping strategy passes through check_aggregation.
+    g.add_conditional_edges("summarize_chunk", routes.after_leaf)
+    g.add_conditional_edges("check_aggregation", routes.after_aggregation_check)
     g.add_edge("group_summaries", "validate_groups")
-    g.add_conditional_edges("validate_groups", routes.after_group_validation,
-                            ["synthesize_block", "group_summaries", "fallback_grouping"])
+    g.add_conditional_edges("validate_groups", routes.after_group_validation)
     g.add_edge("fallback_grouping", "synthesize_block")
-    g.add_conditional_edges("synthesize_block", routes.after_synthesis,
-                            ["synthesize_block", "finalize_tree", "check_aggregation"])
-    g.add_conditional_edges("finalize_tree", routes.after_finalize,
-                            ["write_outputs", "synthesize_block", "group_summaries"])
+    g.add_edge("group_all", "synthesize_block")
+    g.add_conditional_edges("synthesize_block", routes.after_synthesis)
+    g.add_conditional_edges("finalize_tree", routes.after_finalize)
     g.add_edge("write_outputs", END)
     return g.compile(checkpointer=checkpointer, store=store, name=name)

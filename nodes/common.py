@@ -4,15 +4,12 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
-from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
 from chunker.document.units import Units, sentence_ends
 from chunker.state.schema import ChunkerState
+from chunker.state.run import runs_of
 from chunker.state.store import RunStore
-
-# Used only when the graph is embedded in a parent graph compiled without a store.
-_FALLBACK_STORE = InMemoryStore()
 
 
 def settings(runtime: Runtime[ChunkerSettings]) -> ChunkerSettings:
@@ -24,12 +21,18 @@ def settings(runtime: Runtime[ChunkerSettings]) -> ChunkerSettings:
 
 
 def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:
-    return runtime.store if runtime.store is not None else _FALLBACK_STORE
+    """The graph's store; a graph embedded in a parent compiled without one gets the
+    invocation's in-memory store."""
+    return runtime.store if runtime.store is not None else runs_of(runtime.context).fallback_store()
 
 
 def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStore:
-    """This run's namespaced view of the store."""
-    return RunStore(store_of(runtime), state["run_key"])
+    """This run's namespaced view of the store, with the run's memo of derived values."""
+    return run_store_for(runtime, state["run_key"])
+
+
+def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
+    return RunStore(store_of(runtime), run_key, runs_of(runtime.context).memo(run_key))
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:

@@ -10,10 +10,12 @@ from langgraph.store.memory import InMemoryStore
 from chunker.config.settings import ChunkerSettings
 from chunker.evaluation.gold import load_gold
 from chunker.graph import routes
+from chunker.llm.registry import get_model
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
 from chunker.chunking.candidates import offered
 from chunker.nodes.completeness import check_completeness, retry_boundary
-from chunker.nodes.embed import embed_document, run_depths, run_peaks
+from chunker.chunking.candidates import run_depths, run_peaks
+from chunker.nodes.embed import embed_document
 from chunker.nodes.load_document import load_document
 from chunker.nodes.window import expand_window
 from chunker.state.store import RunStore
@@ -119,11 +121,37 @@ def test_the_force_split_valve_cuts_at_the_deepest_gap_under_the_cap():
 
 @pytest.mark.parametrize("faults", [{}, {"absent": 1.0}, {"incomplete": 0.5}, {"invalid_json": 0.5}])
 def test_whole_runs_stay_lossless_and_count_every_outcome(faults):
-    out, _ = run_text(CHOI.text, scripted(faults=faults), min_chunk_tokens=40, max_chunk_tokens=300,
+    spec = scripted(faults=faults)
+    out, _ = run_text(CHOI.text, spec, min_chunk_tokens=40, max_chunk_tokens=300,
                       embeddings="lexical", boundary_mode="candidates")
     assert_lossless(out["tree"], CHOI.text)
+    s, fired = out["stats"], get_model(ChunkerSettings(model=spec)).fired
+    n = lambda key: s.get(key, 0)  # noqa: E731
     outcomes = {leaf["boundary"] for leaf in leaves(out["tree"])}
-    if faults.get("absent"):
-        assert "fallback" in outcomes and out["stats"]["calls.boundary_retry_candidates"] > 0
+    # each leaf's outcome is counted once; forced splits count as forced_splits
+    assert sum(n(f"boundary.{o}") for o in ("match", "retry_match", "end", "deepest", "fallback")) + \
+        n("forced_splits") == s["leaves"] == len(leaves(out["tree"]))
+    # every boundary answer is validated once: a cut, a miss or an expansion (fallback and
+    # forced leaves end without one); a repaired answer took two calls (`repairs` counts
+    # the repairs of every task)
+    calls = n("calls.completeness_candidates") + n("calls.boundary_retry_candidates")
+    validated = s["leaves"] - n("boundary.fallback") - n("forced_splits") + n("boundary.miss") \
+        + n("boundary.incomplete")
+    assert calls - n("repairs") <= validated <= calls
+    assert validated == calls or n("repairs")
+    assert set(fired) == set(faults)  # the fault set acted, and nothing else did
     if not faults:
-        assert outcomes <= {"match", "end", "forced_deepest"}
+        assert outcomes == {"match", "end"} and n("boundary.miss") == n("boundary.incomplete") == 0
+    if faults.get("absent"):
+        # every number is unoffered: a miss, a retry, a second miss, then the deepest gap
+        assert outcomes == {"fallback", "end"}
+        assert fired["absent"] == n("boundary.miss") == 2 * n("calls.boundary_retry_candidates") \
+            == 2 * n("boundary.fallback") == 2 * (s["leaves"] - 1)
+    if faults.get("incomplete"):
+        assert n("boundary.incomplete") + n("boundary.end") >= fired["incomplete"]
+        assert n("boundary.incomplete") > 0 and n("boundary.miss") == 0
+    if faults.get("invalid_json"):
+        # each invalid answer is counted and repaired once; a repaired boundary answer names
+        # no cut (the repair turn shows no markers), so the deepest gap decides
+        assert n("invalid_outputs") == fired["invalid_json"] > 0
+        assert n("repairs") > 0 and "deepest" in outcomes
