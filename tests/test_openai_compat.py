@@ -57,8 +57,10 @@ def test_scripted_is_an_entry_point_plugin_not_a_built_in():
 
 
 def test_unset_model_is_an_error():
+    with pytest.raises(ValueError, match="no model is set"):  # settings without one cannot exist
+        ChunkerSettings(model="")
     with pytest.raises(ModelUnavailable, match="no model set"):
-        preflight(ChunkerSettings(model=""))
+        preflight(ChunkerSettings(model=" "))
 
 
 def test_request_carries_the_json_schema_and_usage_comes_from_the_server(stub):

@@ -14,7 +14,7 @@ import dataclasses
 import importlib.util
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
 
 from chunker.config.errors import SettingsError, one_line
 from chunker.config.keys import FLAT_KEYS, flatten, nest
@@ -24,6 +24,7 @@ from chunker.config.sections import (AggregationSettings, BackgroundSettings, Bo
                                      LLMSettings, OutputSettings, PdfSettings, SplitUnit,
                                      Strategy, StructureMode)
 from chunker.grounding.policy import GroundingPolicy
+from chunker.state.run import RunRegistry
 
 __all__ = ["AggregationSettings", "BackgroundSettings", "BoundaryMode", "ChunkerSettings",
            "ChunkingSettings", "EmbeddingSettings", "GroundingPolicy", "InputSettings",
@@ -71,6 +72,11 @@ class ChunkerSettings(BaseModel):
     """How a document given by path is read."""
     output: OutputSettings
     """What the tree's files and the graph's output hold."""
+
+    # the derived values of this invocation's runs (state/run.py): held here because the
+    # context is the one object per invocation; not a setting (equal whatever it holds, and
+    # outside the hash)
+    _runs: RunRegistry = PrivateAttr(default_factory=RunRegistry)
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -125,6 +131,15 @@ class ChunkerSettings(BaseModel):
             section, _, field = path.rpartition(".")
             out[flat] = getattr(getattr(self, section) if section else self, field)
         return out
+
+    def run_registry(self) -> RunRegistry:
+        """The memos of the runs of the invocation these settings are the context of."""
+        return self._runs
+
+    def __deepcopy__(self, memo: dict) -> "ChunkerSettings":
+        # frozen, so a copy could only differ by its run registry, whose locks cannot be
+        # copied and which a copy of the invocation's context must share anyway
+        return self
 
     def resolve(self) -> "ChunkerSettings":
         """Itself: settings are resolved when validated. Phase 2 removes the callers."""
