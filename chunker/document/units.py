@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import bisect
 import hashlib
+import threading
 import re
 from dataclasses import dataclass, field
 
@@ -86,7 +87,9 @@ def _blocks(copy: str):
         start = end
 
 
-_SEGMENTER = None
+_LOCAL = threading.local()
+"""One pysbd segmenter per thread: `Segmenter.segment` keeps the text it works on in the
+instance, so runs segmenting on two threads at once corrupted each other's sentences."""
 
 _PAGE_ENDS: dict[str, tuple[int, ...]] = {}
 """Page end offsets by text digest, registered by whoever extracted the text from a PDF."""
@@ -105,16 +108,16 @@ def register_page_ends(text: str, ends: list[int] | tuple[int, ...]) -> None:
 
 def sentence_ends(text: str) -> list[int]:
     """Sorted offsets where a sentence ends (trailing whitespace included); last is len(text)."""
-    global _SEGMENTER
-    if _SEGMENTER is None:
-        _SEGMENTER = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    segmenter = getattr(_LOCAL, "segmenter", None)
+    if segmenter is None:
+        segmenter = _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
     copy = detection_copy(text)
     ends: list[int] = []
     for start, end, real in _blocks(copy):
         block = copy[start:end]
         block_ends = [end]
         if _TERMINAL.search(block):
-            block_ends = [start + span.end for span in _SEGMENTER.segment(block)] + [end]
+            block_ends = [start + span.end for span in segmenter.segment(block)] + [end]
         if not real:  # the block's end is an arbitrary space, not a sentence end
             block_ends = [e for e in block_ends if e != end]
         ends.extend(block_ends)
