@@ -20,9 +20,9 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from chunker.graph.build import llm_retry_policy
-from chunker.graph.navigator_nodes import (backtrack, choose_child, finish, judge_leaf,
+from chunker.nodes.navigator import (backtrack, choose_child, finish, judge_leaf,
                                            nav_settings, read_leaf, start, tree_of)
-from chunker.graph.navigator_state import NavigatorInput, NavigatorOutput, NavigatorState
+from chunker.state.navigator import NavigatorInput, NavigatorOutput, NavigatorState
 from chunker.navigation.settings import NavigatorSettings
 
 

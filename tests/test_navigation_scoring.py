@@ -12,7 +12,7 @@ import re
 import pytest
 
 from chunker.navigation import NavigatorSettings, open_tree
-from chunker.navigation.ask import ask
+from chunker.graph.navigator_ask import ask
 from chunker.navigation.scoring import child_scores, fused
 from test_navigation_trees import build_cinderella
 

@@ -9,7 +9,7 @@ import pytest
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation import NavigationError, NavigatorSettings, UnknownNode, open_tree
-from chunker.navigation.ask import ask
+from chunker.graph.navigator_ask import ask
 from chunker.navigation.llm import children_listing
 from conftest import scripted
 from test_navigation_trees import ONE_LEAF_TEXT, build_cinderella, build_one_leaf

@@ -73,7 +73,7 @@ def ask_command(
     from chunker.llm.errors import ModelUnavailable
     from chunker.llm.registry import preflight
     from chunker.embeddings.registry import preflight_embeddings
-    from chunker.navigation.ask import ask
+    from chunker.graph.navigator_ask import ask
     from chunker.navigation.search import BM25_SPECS
     from chunker.navigation.errors import NavigationError
     from chunker.navigation.tree import open_tree

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Callable
 
 from chunker.document.tokens import count_tokens, encoding
-from chunker.navigation.ask import ask
+from chunker.graph.navigator_ask import ask
 from chunker.navigation.search import Bm25Index, EmbeddingIndex, load_embeddings, top_k
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree, open_tree

@@ -1,4 +1,7 @@
-"""Run the navigator graph on one question and return a typed result with its cost."""
+"""Run the navigator graph on one question and return a typed result with its cost.
+
+It lives beside the graph it runs: `chunker.navigation` (the tree, search, scoring, the
+tools) is what the navigator's nodes use, and never imports a graph."""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from typing import Callable
 
 from pydantic import BaseModel, Field
 
+from chunker.graph.navigator import build_navigator
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import open_tree
@@ -34,9 +38,7 @@ class NavigationResult(BaseModel):
 
 @functools.lru_cache(maxsize=1)
 def _graph():
-    from chunker.graph.navigator import build_navigator
-
-    return build_navigator()
+    return build_navigator()  # compiled once per process; every walk is its own invocation
 
 
 def ask(tree_dir: str, question: str, settings: NavigatorSettings,

@@ -6,7 +6,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker.document.tokens import count_tokens
-from chunker.graph.navigator_state import Branch, NavigatorState
+from chunker.state.navigator import Branch, NavigatorState
 from chunker.navigation import llm
 from chunker.navigation.scoring import child_scores, node_scores
 from chunker.navigation.errors import NavigationError
