@@ -18,8 +18,12 @@ def test_wheel_has_only_the_chunker_package(tmp_path):
     tops = {n.split("/")[0] for n in names}
     assert tops == {"chunker", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
     for module in ("graph/build.py", "nodes/boundary.py", "state/schema.py", "prompts/rewrite.md",
-                   "output/hierarchy.schema.json", "cli/app.py"):
+                   "output/hierarchy.schema.json", "cli/app.py", "chunking/boundary.py"):
         assert f"chunker/{module}" in names
+    # every package of the source tree is in the wheel (pyproject lists them by hand)
+    packages = {p.parent.relative_to(ROOT).as_posix() for p in (ROOT / "chunker").rglob("__init__.py")}
+    mapped = {f"chunker/{d}" for d in ("graph", "nodes", "prompts", "state")}
+    assert {f"{p}/__init__.py" for p in packages | mapped} <= set(names)
     entry = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith("entry_points.txt"))).decode()
     assert "chunker = chunker.cli.app:main" in entry
 
