@@ -41,6 +41,22 @@ ROUND_2_CONFIG = {
     "synthesize_full_text_levels": 1, "temperature": 0.0, "vision_model": None,
 }
 
+# the order in which hierarchy.json has always listed the settings (the round-2 dataclass's
+# field order): a new order would change every tree's bytes
+ROUND_2_ORDER = (
+    "model", "run_dir", "encoding", "max_input_bytes", "min_chunk_tokens", "max_chunk_tokens",
+    "max_expansion_attempts", "split_unit", "expand_step", "lookahead_units", "min_boundary_chars",
+    "boundary_mode", "embeddings", "structure", "strategy", "flat_window_share", "candidate_count",
+    "candidate_peak_std", "embed_batch_size", "rewrite_min_recall", "combine_rewrite_and_summary",
+    "extractive_summaries", "background_budget_tokens", "rewrite_background_share", "background_order",
+    "summary_aggregation_threshold", "summary_count_threshold", "synthesize_full_text_levels",
+    "min_group_size", "max_group_size", "model_window", "temperature", "llm_max_attempts",
+    "llm_retry_initial_s", "llm_timeout_s", "grounding_min_support", "grounding_min_content_words",
+    "grounding_min_word_chars", "grounding_max_unsupported_names", "grounding_max_unsupported_numbers",
+    "grounding_first_person_tasks", "grounding_advice_min_share", "summary_max_chars",
+    "slug_max_length", "pdf_source", "vision_model", "pdf_dpi", "pdf_max_images", "return_tree",
+)
+
 
 def chunker(*args, env=None, check=None):
     proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
@@ -77,7 +93,7 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
              for f in ChunkerSettings.model_fields[s].annotation.model_fields]
     assert sorted(paths + ["run_dir"]) == sorted(FLAT_KEYS.values())
     cfg = ChunkerSettings(model="scripted")
-    assert list(cfg.flat_dict()) == list(FLAT_KEYS)
+    assert tuple(cfg.flat_dict()) == ROUND_2_ORDER
     assert set(FLAT_KEYS) - {"run_dir"} == set(ROUND_2_CONFIG)
 
 
