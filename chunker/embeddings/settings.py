@@ -1,4 +1,4 @@
-"""Named defaults of the embedding boundary signal (the lead maps them onto ChunkerSettings).
+"""Named defaults of the embedding boundary signal (ChunkerSettings takes its defaults from them).
 
 Each value was chosen on `../shared/corpus/choi-3-5`; `bench/boundary_signals.py` measures
 them and `bench/results/boundaries/report.md` holds the figures.
