@@ -248,3 +248,18 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     chunker("resume", out, "--quiet", env=env("out"), check=0)
     written = json.loads((out / "hierarchy.json").read_text())["meta"]["config"]
     assert written == {k: v for k, v in ROUND_2_CONFIG.items() if k != "return_tree"}
+
+
+@pytest.mark.slow
+def test_a_served_graph_gets_flat_and_nested_context(langgraph_dev):
+    from langgraph_sdk import get_sync_client
+
+    text = "Cinderella's mother died. Her father married again. The stepsisters were cruel. " * 12
+    client = get_sync_client(url=langgraph_dev)
+    for context in ({"model": "scripted", "min_chunk_tokens": 60, "max_chunk_tokens": 200},
+                    {"llm": {"model": "scripted"}, "chunking": {"min_chunk_tokens": 60, "max_chunk_tokens": 200}}):
+        thread = client.threads.create()
+        result = client.runs.wait(thread["thread_id"], "chunker", input={"text": text}, context=context,
+                                  config={"recursion_limit": 100000})
+        assert_lossless(result["tree"], text)
+        assert result["tree"]["meta"]["config"]["min_chunk_tokens"] == 60  # not dropped on the way
