@@ -7,6 +7,8 @@
            -> [sweep] group_summaries -> validate_groups -> synthesize_block ... -> check_aggregation
            -> [more text] expand_window | [done] finalize_tree -> ... -> write_outputs
       -> [flat] expand_window | [done] group_all -> synthesize_block -> finalize_tree -> write_outputs
+    A task the model is not asked (`model_tasks`, the tiny profile) takes its no-model path:
+    expand_window -> cut_without_model, group_summaries -> fallback_grouping.
 
 Every conditional edge's targets come from its route's `Literal` return type
 (`graph/routes.py`), so the picture above and the graph cannot drift apart.
@@ -26,7 +28,8 @@ from chunker.config.settings import ChunkerSettings, LLMSettings
 from chunker.graph import routes
 from chunker.llm.errors import is_transient
 from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
-from chunker.nodes.boundary import end_at_section, fallback_boundary, force_split, validate_boundary
+from chunker.nodes.boundary import (cut_without_model, end_at_section, fallback_boundary, force_split,
+                                   validate_boundary)
 from chunker.nodes.embed import embed_document
 from chunker.nodes.completeness import check_completeness, retry_boundary
 from chunker.nodes.finalize import finalize_tree, group_all
@@ -58,6 +61,7 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
         "load_document": load_document, "expand_window": expand_window,
         "validate_boundary": validate_boundary, "fallback_boundary": fallback_boundary,
         "force_split": force_split, "end_at_section": end_at_section,
+        "cut_without_model": cut_without_model,
         "check_aggregation": check_aggregation, "group_all": group_all,
         "validate_groups": validate_groups, "fallback_grouping": fallback_grouping,
         "finalize_tree": finalize_tree, "write_outputs": write_outputs,
@@ -80,13 +84,13 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")
     g.add_conditional_edges("validate_boundary", routes.after_validate)
-    for decided in ("end_at_section", "fallback_boundary", "force_split"):
+    for decided in ("end_at_section", "fallback_boundary", "force_split", "cut_without_model"):
         g.add_edge(decided, "rewrite_chunk")
     g.add_edge("rewrite_chunk", "summarize_chunk")
     # The aggregation hook: every leaf of a sweeping strategy passes through check_aggregation.
     g.add_conditional_edges("summarize_chunk", routes.after_leaf)
     g.add_conditional_edges("check_aggregation", routes.after_aggregation_check)
-    g.add_edge("group_summaries", "validate_groups")
+    g.add_conditional_edges("group_summaries", routes.after_grouping)
     g.add_conditional_edges("validate_groups", routes.after_group_validation)
     g.add_edge("fallback_grouping", "synthesize_block")
     g.add_edge("group_all", "synthesize_block")

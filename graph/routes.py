@@ -26,13 +26,17 @@ def after_load(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 
 def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                 ) -> Literal["end_at_section", "force_split", "check_completeness"]:
+                 ) -> Literal["end_at_section", "force_split", "cut_without_model", "check_completeness"]:
     """A section's rest with no cut to choose is a leaf as it is (expand_window found its
-    end); safety valve: a window of max_chunk_tokens is split without asking the LLM."""
+    end); safety valve: a window of max_chunk_tokens is split without asking the LLM; a model
+    not asked for boundaries (`model_tasks`) leaves the cut to the policy at once."""
+    cfg = settings(runtime)
     if state.get("section_end") is not None:
         return "end_at_section"
-    if state["window_tokens"] >= settings(runtime).max_chunk_tokens:
+    if state["window_tokens"] >= cfg.max_chunk_tokens:
         return "force_split"
+    if not cfg.llm.asks("boundary"):
+        return "cut_without_model"
     return "check_completeness"
 
 
@@ -68,6 +72,14 @@ def after_aggregation_check(state: ChunkerState, runtime: Runtime[ChunkerSetting
     if state["cursor"] >= state["doc_chars"]:
         return "finalize_tree"
     return "expand_window"
+
+
+def after_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                   ) -> Literal["validate_groups", "fallback_grouping"]:
+    """A grouping to check, or none because the model is not asked to group (`model_tasks`)."""
+    if state.get("proposed") is None and not settings(runtime).llm.asks("group"):
+        return "fallback_grouping"
+    return "validate_groups"
 
 
 def after_group_validation(state: ChunkerState, runtime: Runtime[ChunkerSettings]

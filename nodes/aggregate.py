@@ -102,8 +102,8 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
 
 
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """After two hard failures: consecutive groups cut at the deepest dips between the
-    summaries (even-sized groups when there is no signal)."""
+    """After two hard failures, or at once when the model is not asked to group: consecutive
+    groups cut at the deepest dips between the summaries (even-sized groups without a signal)."""
     cfg = settings(runtime)
     level = state["agg_level"]
     items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
@@ -118,7 +118,8 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     else:
         groups = even_groups(ids, cfg.max_group_size, cfg.min_group_size)
     update = _accept(state, groups, level)
-    update["stats"] = {"group.fallback": 1}
+    # a model not asked to group (`model_tasks`) did not fail: its grouping is extracted
+    update["stats"] = {"group.fallback": 1} if cfg.llm.asks("group") else {"extracted.group": 1}
     return update
 
 

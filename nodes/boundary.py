@@ -1,7 +1,7 @@
-"""validate_boundary, fallback_boundary, force_split and end_at_section: deciding where a
-chunk ends.
+"""validate_boundary, fallback_boundary, cut_without_model, force_split and end_at_section:
+deciding where a chunk ends.
 
-All four are pure: they read the window and the model's answer from the state and write
+All are pure: they read the window and the model's answer from the state and write
 `chunk_end` and the outcome; what depends on the boundary mode is the run's policy's
 (`chunker.chunking.boundary`). Every outcome is counted in the stats.
 """
@@ -54,7 +54,18 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
 def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """Second miss: the policy's own cut (the deepest candidate gap in the window), else the
     last sentence boundary in the window."""
-    w = window_of(state, runtime)
+    return _accept(_own_cut(window_of(state, runtime)), "fallback")
+
+
+def cut_without_model(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
+    """A run whose model is not asked for boundaries (`model_tasks`): the fallback's cut at
+    once, counted as extracted."""
+    return _accept(_own_cut(window_of(state, runtime)), "extracted",
+                   stats={"extracted.boundary": 1})
+
+
+def _own_cut(w: Window) -> int:
+    state = w.state
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
     end = boundary_policy(w.cfg).fallback_cut(w)
     if end is None:
@@ -62,7 +73,7 @@ def fallback_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
                or w.units.last_sentence_end(cursor, window_end) or window_end)
     if w.peel is not None:
         end = w.peel.snap(end)  # never inside a table, code block, formula or heading
-    return _accept(end, "fallback")
+    return end
 
 
 def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:

@@ -45,6 +45,8 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     if starts is not None and has_breaks(starts):  # the headings decide: no call
         return {"proposed": section_groups(starts, dips, cfg.min_group_size, cfg.max_group_size, after),
                 "group_dips": dips, "stats": {"group.sections": 1}}
+    if not cfg.llm.asks("group"):  # the signal's dips decide (fallback_grouping): no call
+        return {"proposed": None, "group_dips": dips}
     user = prompts.render("group", items="\n".join(lines), count=n,
                           min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
                           hints=break_hints(dips, n, cfg.max_group_size),

@@ -8,7 +8,7 @@ from chunker import prompts
 from chunker.background.policy import leaf_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.llm.invoke import call_llm
+from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding.recall import recall
 from chunker.nodes.common import run_store, settings
 from chunker.grounding.gate import grounded
@@ -25,16 +25,20 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     text = rs.units(state["doc_id"]).text
     start, end = state["cursor"], state["chunk_end"]
     original = text[start:end]
-    task = "rewrite_summarize" if cfg.combine_rewrite_and_summary else "rewrite"
+    asked = cfg.llm.asks("rewrite")
+    task = "rewrite_summarize" if cfg.combine_rewrite_and_summary and cfg.llm.asks("summary") else "rewrite"
     original_tokens = count_tokens(original)
     background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
     leaf = leaf_structure(rs, state["doc_id"], start, end)  # Markdown: heading path, kind
     pdf = chunk_pages(cfg, (start, end))  # PDF runs: pages, scan flags, images for the vision model
-    result = call_llm(cfg, node="rewrite_chunk", task=task,
-                      user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
-                      background=background,
-                      writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
-                      max_output_tokens=int(1.3 * original_tokens) + 96)
+    if asked:
+        result = call_llm(cfg, node="rewrite_chunk", task=task,
+                          user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
+                          background=background,
+                          writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
+                          max_output_tokens=int(1.3 * original_tokens) + 96)
+    else:  # the profile's model never writes a usable rewrite: the original is the text
+        result = CallResult(parsed=None, stats={"extracted.rewrite": 1})
     stats = {**pdf.stats, **result.stats}
     rewritten = (result.parsed.rewritten.strip() if result.parsed else "")
     own_text = text_without_notes(original) if pdf.scanned else original
@@ -52,7 +56,8 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     if not kept:
         # Fallback: the original itself is always a faithful (if unresolved) text.
         rewritten = " ".join(original.split())
-        stats["fallback.rewrite"] = 1
+        if asked:
+            stats["fallback.rewrite"] = 1
     else:
         stats["kept.rewrite"] = 1
     if leaf.table_header and not rewritten.startswith(leaf.table_header):

@@ -30,10 +30,11 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     rs = run_store(state, runtime)
     index = state["leaf_count"]
     record = rs.get_node(node_id(0, index))
-    if cfg.combine_rewrite_and_summary:  # the rewrite call already answered
+    asked = cfg.llm.asks("summary")
+    if not asked:  # the profile's model never writes a usable summary
+        summary, slug_hint, stats, log_id = "", "", {"extracted.summary": 1}, None
+    elif cfg.combine_rewrite_and_summary and cfg.llm.asks("rewrite"):  # the rewrite call answered
         summary, slug_hint, stats, log_id = record.summary_hint, record.slug_hint, {}, record.call_id
-    elif cfg.extractive_summaries:  # the profile's model never writes a usable summary
-        summary, slug_hint, stats, log_id = "", "", {"extractive.summary": 1}, None
     else:
         background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
         result = call_llm(cfg, node="summarize_chunk", task="summarize",
@@ -53,7 +54,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         summary = (extractive_summary(record.original or record.rewritten, max_chars=cfg.summary_max_chars,
                                       policy=cfg.grounding)
                    or cap_text(clean_line(record.original or ""), cfg.summary_max_chars))
-        if not cfg.extractive_summaries:
+        if asked:
             stats["fallback.summary"] = 1
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),
                                        "slug_hint": slug_hint, "summary_kept": kept})

@@ -44,8 +44,9 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     latest = list(state.get("latest") or [])
     background = block_background(rs, cfg, level - 1, latest)
     full_budget = cfg.model_window // 2 if level <= cfg.synthesize_full_text_levels else 0
-    if cfg.extractive_summaries:  # the profile's model never writes a usable synthesis
-        result = CallResult(parsed=None, stats={"extractive.synthesize": 1})
+    asked = cfg.llm.asks("synthesis")
+    if not asked:  # the profile's model never writes a usable synthesis
+        result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
     else:
         user = prompts.render("synthesize", children=children_text(children, full_budget))
         result = call_llm(cfg, node="synthesize_block", task="synthesize", user=user,
@@ -55,7 +56,6 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     block_text = (answer.rewritten.strip() if answer else "")
     summary = clean_line(answer.summary if answer else "")
     evidence = [c.rewritten for c in children] + [c.summary for c in children]
-    asked = not cfg.extractive_summaries
     if grounded(cfg, "synthesize", block_text, evidence, stats, result.log_id):
         stats["kept.synthesize"] = 1
     else:  # the children's own summaries, in order, say what the section holds

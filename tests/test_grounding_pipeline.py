@@ -8,7 +8,7 @@ import json
 import re
 
 from chunker.llm.calllog import read_calls
-from conftest import CINDERELLA, leaves, run_text, scripted
+from conftest import CINDERELLA, assert_lossless, leaves, run_text, scripted
 
 INVENTED = ("The original version was told to me by my grandmother, who had it made for her "
             "when she first read it in 1987.")
@@ -80,15 +80,36 @@ def test_the_quick_start_index_has_no_invented_names_or_numbers(tmp_path):
 
 
 def test_extractive_summaries_ask_the_model_nothing(tmp_path):
-    # the tiny profile's setting: summaries and block texts are extracted, without a call
+    # round 2's setting (old run.json files): summaries and block texts extracted, no call
     text = CINDERELLA.read_text()
     out, _ = run_text(text, model=scripted(summary=INVENTED), extractive_summaries=True,
                       combine_rewrite_and_summary=False, min_chunk_tokens=150, max_chunk_tokens=500,
                       summary_count_threshold=3)
     stats = out["stats"]
     assert "calls.summarize" not in stats and "calls.synthesize" not in stats
-    assert stats["extractive.summary"] == stats["leaves"] and stats["extractive.synthesize"] > 0
+    assert stats["extracted.summary"] == stats["leaves"] and stats["extracted.synthesis"] > 0
     assert "fallback.summary" not in stats  # nothing was asked, so nothing fell back
     for leaf in leaves(out["tree"]):
         first = re.split(r"(?<=[.!?])\s", leaf["summary"])[0].rstrip(".!?")
         assert first[:40] in " ".join(leaf["original"].split())
+
+
+def test_a_model_asked_nothing_makes_no_call_and_says_so():
+    # the tiny profile's model_tasks: every task is done without the model, and counted
+    text = CINDERELLA.read_text()
+    out, _ = run_text(text, model=scripted(), model_tasks=(), combine_rewrite_and_summary=False,
+                      min_chunk_tokens=100, max_chunk_tokens=500, summary_count_threshold=5)
+    stats = out["stats"]
+    assert not [k for k in stats if k.startswith("calls.")], stats
+    leaves_n = stats["leaves"]
+    forced = stats.get("forced_splits", 0)
+    assert stats["extracted.boundary"] + forced == leaves_n
+    assert stats["extracted.rewrite"] == stats["extracted.summary"] == leaves_n
+    assert stats["extracted.group"] >= 1 and stats["extracted.synthesis"] >= 1
+    assert not [k for k in stats if k.startswith(("fallback.", "kept.rewrite", "kept.summary"))], stats
+    assert_lossless(out["tree"], text)
+    for leaf in leaves(out["tree"]):  # the rewrite is the original's own text
+        assert leaf["rewritten"] == " ".join(leaf["original"].split())
+    from chunker.grounding.advice import extracted_note, task_outcomes
+    note = extracted_note(task_outcomes(stats))
+    assert note and "boundary" in note and "rewrite" in note

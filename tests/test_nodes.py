@@ -180,8 +180,8 @@ def test_grouping_valid():
 
 
 def _agg_state(n, proposed, **extra):
-    return {"agg_level": 0, "pending": [items(n)], "proposed": proposed, "hard_failures": 0,
-            "soft_reprompted": False, **extra}
+    return {"run_key": "test", "agg_level": 0, "pending": [items(n)], "proposed": proposed,
+            "hard_failures": 0, "soft_reprompted": False, **extra}
 
 
 def test_validate_groups_paths(rt):
@@ -209,7 +209,7 @@ def test_fallback_grouping_is_even(rt):
 
 
 def test_check_aggregation_resets_grouping(rt):
-    out = check_aggregation({"pending": [items(8)]}, rt)
+    out = check_aggregation({"run_key": "test", "pending": [items(8)]}, rt)
     assert out["agg_level"] == 0 and out["hard_failures"] == 0 and out["proposed"] is None
 
 

@@ -56,9 +56,11 @@ class RunProgress:
 
 def advice(stats: dict[str, int], model: str | None, policy: GroundingPolicy) -> list[str]:
     from chunker.grounding import fallback_advice
-    from chunker.grounding.advice import task_outcomes
+    from chunker.grounding.advice import extracted_note, task_outcomes
 
-    return fallback_advice(task_outcomes(stats), model=model, policy=policy)
+    counts = task_outcomes(stats)
+    note = extracted_note(counts)
+    return fallback_advice(counts, model=model, policy=policy) + ([note] if note else [])
 
 
 def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, str]]:
@@ -73,8 +75,11 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
     rows += [("prompt tokens", stats.get("tokens.prompt", 0)),
              ("completion tokens", stats.get("tokens.completion", 0)),
              ("invalid outputs repaired", stats.get("repairs", 0))]
+    outcomes = task_outcomes(stats)
     rows += [(f"{task}: kept / fell back", f"{c.kept:,} / {c.fell_back:,}")
-             for task, c in task_outcomes(stats).items() if c.total]
+             for task, c in outcomes.items() if c.total]
+    rows += [(f"{task}: extracted (model not asked)", c.extracted)
+             for task, c in outcomes.items() if c.extracted]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith(("grounding.", "group.")))
     if wall_s is not None:
         rows.append(("wall time (s)", f"{wall_s:.1f}"))

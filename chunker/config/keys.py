@@ -45,7 +45,7 @@ FLAT_KEYS: dict[str, str] = {
     "embed_batch_size": "embedding.batch_size",
     "rewrite_min_recall": "grounding.rewrite_min_recall",
     "combine_rewrite_and_summary": "llm.combine_rewrite_and_summary",
-    "extractive_summaries": "llm.extractive_summaries",
+    "model_tasks": "llm.model_tasks",
     "background_budget_tokens": "background.budget_tokens",
     "rewrite_background_share": "background.rewrite_share",
     "background_order": "background.order",
@@ -78,6 +78,10 @@ FLAT_KEYS: dict[str, str] = {
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}
 """Dotted path -> flat name."""
 
+LEGACY_KEYS: dict[str, str] = {"extractive_summaries": "llm.extractive_summaries"}
+"""Round 2's names that old run.json and config files still carry: accepted, and turned into
+today's settings before validation (`ChunkerSettings`)."""
+
 
 def _unknown(key: str) -> SettingsError:
     close = difflib.get_close_matches(key, [*FLAT_KEYS, *FLAT_OF], n=1)
@@ -87,10 +91,13 @@ def _unknown(key: str) -> SettingsError:
 
 def flat_name(key: str) -> str:
     """The flat name of a flat or dotted key; an unknown one is a SettingsError naming it."""
-    if key in FLAT_KEYS:
+    if key in FLAT_KEYS or key in LEGACY_KEYS:
         return key
     if key in FLAT_OF:
         return FLAT_OF[key]
+    legacy = {path: flat for flat, path in LEGACY_KEYS.items()}
+    if key in legacy:
+        return legacy[key]
     raise _unknown(key)
 
 

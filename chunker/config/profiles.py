@@ -27,8 +27,8 @@ class ModelProfile:
     summary_count_threshold: int
     combine_rewrite_and_summary: bool
     """One call for rewrite, summary and slug: fewer calls for models that handle it."""
-    extractive_summaries: bool = False
-    """Summaries and block syntheses are extracted (LexRank) without asking the model."""
+    model_tasks: tuple[str, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
+    """The tasks the model is asked (see `LLMSettings.model_tasks`); the rest are extracted."""
     embeddings: str = "auto"
     """The boundary signal's provider: `auto` is `local` (MiniLM) when its extra is
     installed, else `lexical` (term vectors, no model)."""
@@ -63,10 +63,12 @@ _TINY = ModelProfile(
     summary_aggregation_threshold=800,
     summary_count_threshold=6,
     combine_rewrite_and_summary=False,
-    # SmolLM2-135M's summaries and syntheses never passed the grounding check on the quick
-    # start (Cinderella: 10 of 10 summaries, 4 of 4 syntheses rejected, in two sessions):
-    # asking cost a call per leaf and per block for nothing.
-    extractive_summaries=True,
+    # SmolLM2-135M got nothing through the checks on the quick start (Cinderella, round 2):
+    # 0 of 10 boundary choices (it answers "complete" with no number, so the signal's deepest
+    # cut was taken anyway), 0 of 11 rewrites, 0 of 2 groupings, 0 of 10 summaries and 0 of 4
+    # syntheses, in two sessions. Asking cost 26 calls and about 280 s for nothing: it is asked
+    # nothing, and the stats say so (`extracted.*`).
+    model_tasks=(),
 )
 
 PROFILES: dict[str, ModelProfile] = {

@@ -20,6 +20,9 @@ BoundaryMode = Literal["candidates", "phrase"]
 StructureMode = Literal["auto", "markdown", "none"]
 Strategy = Literal["auto", "flat", "peel", "full"]
 BackgroundOrder = Literal["stable", "priority"]
+ModelTask = Literal["boundary", "rewrite", "summary", "group", "synthesis"]
+MODEL_TASKS: tuple[ModelTask, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
+"""Every task a run may ask of the model, in the order a leaf and a block meet them."""
 
 # frozen: settings are hashable and shared by every node of a run; attribute docstrings
 # become the fields' descriptions (the served graph's context schema shows them)
@@ -56,10 +59,17 @@ class LLMSettings(BaseModel):
     """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
     summarize_chunk then only validates them). Profile default: on for medium and large
     models, off for the tiny one (one task per call suits a 135M model better)."""
-    extractive_summaries: bool
-    """Extract leaf summaries and block texts and summaries (LexRank) instead of asking the
-    model. Profile default: on for the tiny profile, whose model measurably never passes the
-    grounding check; off elsewhere (a model's rejected summary falls back the same way)."""
+    model_tasks: tuple[ModelTask, ...]
+    """The tasks the model is asked; every other one is done without it, and counted as
+    `extracted.<task>`: `boundary` (the signal's deepest cut in the window, or the last sentence
+    end without a signal), `rewrite` (the original text), `summary` and `synthesis` (LexRank
+    extracts), `group` (the signal's deepest summary dips). Profile default: all of them, except
+    for the tiny profile, whose model measurably got none of them through the checks (see
+    config/profiles.py). The old `extractive_summaries: true` means all but summary and synthesis."""
+
+    def asks(self, task: ModelTask) -> bool:
+        """Whether `task` goes to the model (else it is done without it: see `model_tasks`)."""
+        return task in self.model_tasks
 
 
 class ChunkingSettings(BaseModel):

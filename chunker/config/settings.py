@@ -21,7 +21,7 @@ from chunker.config.keys import FLAT_KEYS, flatten, nest
 from chunker.config.profiles import ModelProfile, profile_for
 from chunker.config.sections import (AggregationSettings, BackgroundSettings, BoundaryMode,
                                      ChunkingSettings, EmbeddingSettings, InputSettings,
-                                     LLMSettings, OutputSettings, PdfSettings, SplitUnit,
+                                     LLMSettings, MODEL_TASKS, OutputSettings, PdfSettings, SplitUnit,
                                      Strategy, StructureMode)
 from chunker.grounding.policy import GroundingPolicy
 from chunker.state.run import RunRegistry
@@ -90,6 +90,7 @@ class ChunkerSettings(BaseModel):
         if not isinstance(data, dict):
             return data  # an instance, or a type error for pydantic to report
         flat = flatten(data)
+        _legacy_extractive(flat)
         model = flat.get("model")
         if not model:
             raise ValueError(_NO_MODEL)
@@ -154,6 +155,16 @@ class ChunkerSettings(BaseModel):
             return super().__getattr__(name)
         section, _, field = path.rpartition(".")
         return getattr(getattr(self, section), field)
+
+
+def _legacy_extractive(flat: dict[str, Any]) -> None:
+    """Round 2's `extractive_summaries` (run.json, config files) as the tasks it left to the model."""
+    if "extractive_summaries" not in flat:
+        return
+    extractive = flat.pop("extractive_summaries")
+    if flat.get("model_tasks") is None and extractive is not None:
+        extracted = ("summary", "synthesis") if extractive else ()
+        flat["model_tasks"] = tuple(t for t in MODEL_TASKS if t not in extracted)
 
 
 def local_embeddings_installed() -> bool:

@@ -19,10 +19,12 @@ SUGGESTED_MODEL = "qwen3:8b"
 
 @dataclass(frozen=True)
 class TaskCounts:
-    """How many of a task's outputs were kept and how many fell back."""
+    """How many of a task's outputs were kept, how many fell back, and how many were made
+    without asking the model (a task outside the run's `model_tasks`)."""
 
     kept: int
     fell_back: int
+    extracted: int = 0
 
     @property
     def total(self) -> int:
@@ -67,19 +69,31 @@ def fallback_advice(counts: Mapping[str, TaskCounts], *, model: str | None = Non
     return lines
 
 
-# A run's stats keys per task: task -> (keys counted as kept, stats keys counted as fell back)
+# A run's stats keys per task: task -> (keys counted as kept, as fell back, as extracted)
 _OUTCOMES = {
-    "boundary": (("boundary.match", "boundary.retry_match"), ("boundary.fallback", "boundary.deepest")),
-    "rewrite": (("kept.rewrite",), ("fallback.rewrite",)),
-    "summarize": (("kept.summary",), ("fallback.summary",)),
-    "group": (("kept.group",), ("group.fallback",)),
-    "synthesize": (("kept.synthesize",), ("fallback.synthesize",)),
-    "block_summary": (("kept.block_summary",), ("fallback.block_summary",)),
+    "boundary": (("boundary.match", "boundary.retry_match"), ("boundary.fallback", "boundary.deepest"),
+                 "extracted.boundary"),
+    "rewrite": (("kept.rewrite",), ("fallback.rewrite",), "extracted.rewrite"),
+    "summarize": (("kept.summary",), ("fallback.summary",), "extracted.summary"),
+    "group": (("kept.group",), ("group.fallback",), "extracted.group"),
+    "synthesize": (("kept.synthesize",), ("fallback.synthesize",), "extracted.synthesis"),
+    "block_summary": (("kept.block_summary",), ("fallback.block_summary",), "extracted.synthesis"),
 }
 
 
 def task_outcomes(stats: dict[str, int]) -> dict[str, TaskCounts]:
-    """Per model task: how many outputs were kept and how many fell back."""
+    """Per model task: how many outputs were kept, fell back, or were extracted."""
     return {task: TaskCounts(kept=sum(stats.get(k, 0) for k in kept),
-                             fell_back=sum(stats.get(k, 0) for k in fell))
-            for task, (kept, fell) in _OUTCOMES.items()}
+                             fell_back=sum(stats.get(k, 0) for k in fell),
+                             extracted=stats.get(extracted, 0))
+            for task, (kept, fell, extracted) in _OUTCOMES.items()}
+
+
+def extracted_note(counts: Mapping[str, TaskCounts]) -> str | None:
+    """One line naming the tasks done without the model, when there are any (the profile
+    asks its model only what it has been measured to answer)."""
+    done = [f"{task} {c.extracted}" for task, c in counts.items() if c.extracted]
+    if not done:
+        return None
+    return ("not asked of the model (its profile's model_tasks), done without it: "
+            + ", ".join(done))
