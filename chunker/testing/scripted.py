@@ -6,14 +6,20 @@ that is interrupted and resumed gets exactly the answers an uninterrupted run go
 
 Faults are rates in [0, 1], decided per call by a hash of the prompt:
 `paraphrase` (boundary phrase not verbatim), `paraphrase_retry` (the same on the
-"copy EXACTLY" retry), `absent` (a phrase
-that is nowhere in the text), `midword` (the phrase starts inside a word: its first
-character is dropped), `early` (the phrase is the window's own opening words, before
-the minimum size), `incomplete` (answers "not complete"), `invalid_json`,
+"copy EXACTLY" retry), `absent` (a phrase that is nowhere in the text; in candidates
+mode a number that was not offered), `midword` (the phrase starts inside a word: its
+first character is dropped, where a word character follows it), `early` (the phrase is the window's own opening words,
+before the minimum size), `incomplete` (answers "not complete"), `invalid_json`,
 `empty` (empty answer), `error` (raises a transient error, as a dropped connection),
 `bad_groups` (an invalid grouping: singleton, skip, reorder or duplicate),
 `oversize` (one group with everything). `fail_calls` raises on given call numbers
 (1-based, per model instance), which is how tests inject a crash at the k-th call.
+
+`MODE_FAULTS` says which faults act in which boundary mode. A number cannot be
+misquoted, start inside a word or name a cut before the minimum (every offered cut is
+a sentence end past it), so `paraphrase`, `paraphrase_retry`, `midword` and `early` act
+in phrase mode only; in candidates mode they are ignored. `fired` counts the faults
+that changed an answer, so that a test can prove the faults it sets did act.
 
 Two environment variables reach across processes (CLI tests): with
 `CHUNKER_SCRIPTED_COUNTER=FILE` every call appends a line to FILE and calls are
@@ -31,6 +37,7 @@ import os
 import re
 import threading
 import time
+from collections import Counter
 from typing import Any
 
 from langchain_core.messages import AIMessage, BaseMessage
@@ -41,8 +48,11 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.structured import JsonSchemaChatModel, content_text
 
-_FAULTS = ("paraphrase", "paraphrase_retry", "absent", "midword", "early", "incomplete", "invalid_json",
-           "empty", "error", "bad_groups", "oversize")
+_ANY_MODE_FAULTS = ("absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
+MODE_FAULTS = {"phrase": ("paraphrase", "paraphrase_retry", "midword", "early") + _ANY_MODE_FAULTS,
+               "candidates": _ANY_MODE_FAULTS}
+_FAULTS = MODE_FAULTS["phrase"]
+_SCHEMA_NUMBERS = range(1, 10)  # CandidateBoundary.boundary: 1 to 9
 _WORDS = re.compile(r"\S+")
 
 
@@ -71,7 +81,14 @@ class ScriptedChatModel(JsonSchemaChatModel):
     """Append one line per call to this file, so a test can count calls across processes."""
 
     _calls: int = PrivateAttr(default=0)
+    _fired: Counter = PrivateAttr(default_factory=Counter)
     _lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+
+    @property
+    def fired(self) -> dict[str, int]:
+        """How many answers each fault changed so far (a record only: answers never read it)."""
+        with self._lock:
+            return dict(self._fired)
 
     @property
     def _llm_type(self) -> str:
@@ -136,12 +153,19 @@ class ScriptedChatModel(JsonSchemaChatModel):
         digest = hashlib.sha256(f"{self.seed}|{fault}|{prompt}".encode()).digest()
         return int.from_bytes(digest[:8], "big") / 2**64 < rate
 
+    def _record(self, fault: str) -> None:
+        with self._lock:
+            self._fired[fault] += 1
+
     def _answer(self, task: str, prompt: str, user: str) -> str:
         if self._roll("error", prompt):
+            self._record("error")
             raise ScriptedTransientError("scripted transient error")
         if self._roll("empty", prompt):
+            self._record("empty")
             return ""
         if self._roll("invalid_json", prompt):
+            self._record("invalid_json")
             return '{"complete": tru'
         handler = {
             "Completeness": self._completeness,
@@ -164,6 +188,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
         if len(window) < self.complete_after_chars and lookahead.strip():
             return {"complete": False, "boundary_phrase": None}
         if self._roll("incomplete", prompt):
+            self._record("incomplete")
             return {"complete": False, "boundary_phrase": None}
         # The first six words of the lookahead, sliced verbatim (line breaks included).
         head = lookahead.lstrip()
@@ -172,14 +197,20 @@ class ScriptedChatModel(JsonSchemaChatModel):
             return {"complete": True, "boundary_phrase": None}
         phrase = head[:words[-1].end()]
         retry = "copying EXACTLY" in user
+        paraphrase = "paraphrase_retry" if retry else "paraphrase"
         if self._roll("absent", prompt):
+            self._record("absent")
             phrase = "The next topic begins here"
-        elif self._roll("midword", prompt) and len(phrase) > 1:
+        elif self._roll("midword", prompt) and phrase[:2].isalnum():
+            self._record("midword")
             phrase = phrase[1:]
         elif self._roll("early", prompt):
             opening = list(_WORDS.finditer(window))[:6]
-            phrase = window[:opening[-1].end()] if opening else phrase
-        elif self._roll("paraphrase_retry" if retry else "paraphrase", prompt):
+            if opening:
+                self._record("early")
+                phrase = window[:opening[-1].end()]
+        elif self._roll(paraphrase, prompt):
+            self._record(paraphrase)
             phrase = "Indeed, " + phrase.lower()
         return {"complete": True, "boundary_phrase": phrase}
 
@@ -190,12 +221,19 @@ class ScriptedChatModel(JsonSchemaChatModel):
         if len(window) < self.complete_after_chars and lookahead.strip():
             return {"complete": False, "boundary": None}
         if self._roll("incomplete", prompt):
+            self._record("incomplete")
             return {"complete": False, "boundary": None}
+        # every marker shown, the document's own "[n] " look-alikes included
         offered = [int(n) for n in re.findall(r"\[(\d)\] ", window + "\n" + lookahead)]
         if not offered:
             return {"complete": True, "boundary": None}
         if self._roll("absent", prompt):
-            return {"complete": True, "boundary": 9 if 9 not in offered else min(offered) + 10 % 9}
+            self._record("absent")
+            # the instructions list every offered number (a cut at the lookahead's very
+            # end is offered without a marker); any other number they show only adds to
+            # the numbers avoided
+            listed = re.findall(r"\d+", user[:user.find("<window>\n")])
+            return {"complete": True, "boundary": _unoffered(set(offered) | {int(n) for n in listed})}
         return {"complete": True, "boundary": min(offered)}
 
     def _rewrite(self, prompt: str, user: str) -> dict:
@@ -216,12 +254,14 @@ class ScriptedChatModel(JsonSchemaChatModel):
         count = len(re.findall(r"^\[(\d+)\]", _tag(user, "items"), re.MULTILINE))
         indices = list(range(count))
         if self._roll("oversize", prompt):
+            self._record("oversize")
             return {"groups": [indices]}
         size = max(2, self.group_size)
         groups = [indices[i:i + size] for i in range(0, count, size)]
         if len(groups) > 1 and len(groups[-1]) < 2:
             groups[-2].extend(groups.pop())
         if self._roll("bad_groups", prompt) and count >= 2:
+            self._record("bad_groups")
             kind = int(hashlib.sha256(prompt.encode()).hexdigest(), 16) % 4
             if kind == 0:
                 groups = [[0]] + ([indices[1:]] if count > 1 else [])
@@ -264,6 +304,13 @@ class ScriptedChatModel(JsonSchemaChatModel):
         sentences = re.split(r"(?<=[.!?])\s+", passage)
         return {"found": True,
                 "answer": max(sentences, key=lambda t: len(wanted & _content_words(t)))[:300]}
+
+
+def _unoffered(shown: set[int]) -> int:
+    """A number the prompt never shows, so surely not offered: the largest of the schema's
+    range (9 unless the prompt shows it); 10, outside the range, when it shows all nine
+    (the parser then rejects the answer, which ends in a fallback as well)."""
+    return max((n for n in _SCHEMA_NUMBERS if n not in shown), default=_SCHEMA_NUMBERS[-1] + 1)
 
 
 def _content_words(text: str) -> set[str]:
