@@ -29,7 +29,13 @@ def test_prompts_have_their_placeholders():
         assert prompts.placeholders(name) == keys, name
     with pytest.raises(KeyError):
         prompts.render("rewrite")
-    assert "$ {x}" in prompts.render("rewrite", chunk="$ {x}", header_path="")  # document text is never re-parsed
+    # document text is never re-parsed: placeholder-like text in a value survives
+    # verbatim, and only the template's own placeholders are filled
+    chunk = "costs $5 and ${chunk} or ${header_path}, $$ {x} $x"
+    rendered = prompts.render("rewrite", chunk=chunk, header_path="Part I > ")
+    template = prompts.load("rewrite")
+    assert rendered == template.replace("${header_path}", "Part I > ").replace("${chunk}", chunk)
+    assert rendered.count(chunk) == 1 and "Part I > <chunk>" in rendered
 
 
 def test_embedded_as_a_subgraph():
