@@ -57,6 +57,9 @@ ROUND_2_ORDER = (
     "slug_max_length", "pdf_source", "vision_model", "pdf_dpi", "pdf_max_images", "return_tree",
 )
 
+TODAY = {"extractive_summaries": "model_tasks"}
+"""Round 2's names that were replaced since, by today's name."""
+
 
 def chunker(*args, env=None, check=None):
     proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
@@ -93,13 +96,14 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
              for f in ChunkerSettings.model_fields[s].annotation.model_fields]
     assert sorted(paths + ["run_dir"]) == sorted(FLAT_KEYS.values())
     cfg = ChunkerSettings(model="scripted")
-    assert tuple(cfg.flat_dict()) == ROUND_2_ORDER
-    assert set(FLAT_KEYS) - {"run_dir"} == set(ROUND_2_CONFIG)
+    # model_tasks took extractive_summaries' place (7be7e6c); every other name kept its own
+    assert tuple(cfg.flat_dict()) == tuple(TODAY.get(n, n) for n in ROUND_2_ORDER)
+    assert set(FLAT_KEYS) - {"run_dir"} == {TODAY.get(n, n) for n in ROUND_2_CONFIG}
 
 
 def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
     tiny = ChunkerSettings(model="local")
-    assert (tiny.model_window, tiny.min_chunk_tokens, tiny.extractive_summaries) == (4096, 250, True)
+    assert (tiny.model_window, tiny.min_chunk_tokens, tiny.llm.model_tasks) == (4096, 250, ())
     assert ChunkerSettings(model="local", min_chunk_tokens=None).min_chunk_tokens == 250  # None: the profile's
     assert ChunkerSettings(model="scripted", run_dir="/tmp/x").return_tree is False
     assert ChunkerSettings(model="scripted").return_tree is True
@@ -247,7 +251,22 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     run_json.write_text(json.dumps(meta, indent=1, sort_keys=True))
     chunker("resume", out, "--quiet", env=env("out"), check=0)
     written = json.loads((out / "hierarchy.json").read_text())["meta"]["config"]
-    assert written == {k: v for k, v in ROUND_2_CONFIG.items() if k != "return_tree"}
+    expected = {k: v for k, v in ROUND_2_CONFIG.items() if k not in ("return_tree", "extractive_summaries")}
+    assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"]}
+
+
+def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):
+    from chunker.cli.rundir import RunDir
+    from chunker.cli.runner import settings_from_meta
+
+    meta = {"config": {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True}}
+    assert settings_from_meta(meta, RunDir(tmp_path)).llm.model_tasks == ("boundary", "rewrite", "group")
+    assert ChunkerSettings(model="local", extractive_summaries=False).llm.model_tasks == (
+        "boundary", "rewrite", "summary", "group", "synthesis")
+    assert parse_assignments(["extractive_summaries=true"]) == {"extractive_summaries": True}
+    cfg = tmp_path / "cfg.yaml"
+    cfg.write_text("llm:\n  extractive_summaries: 'yes'\n")
+    assert load_file(cfg) == {"extractive_summaries": True}
 
 
 @pytest.mark.slow

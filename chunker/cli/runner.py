@@ -18,7 +18,7 @@ from langgraph.store.sqlite import SqliteStore
 
 from chunker import __version__
 from chunker.cli.rundir import RunDir, RunDirError
-from chunker.config.keys import FLAT_KEYS, SECTION_NAMES
+from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, SECTION_NAMES
 from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
 from chunker.graph.build import build_graph, llm_retry_policy
@@ -51,7 +51,8 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
 def settings_from_meta(meta: dict, run: RunDir) -> ChunkerSettings:
     """The run's settings as run.json records them (flat, as every version wrote them).
     A setting this version no longer has is dropped, as it always was."""
-    config = {k: v for k, v in meta["config"].items() if k in FLAT_KEYS or k in SECTION_NAMES}
+    known = {*FLAT_KEYS, *LEGACY_KEYS, *SECTION_NAMES}  # a legacy name still means what it meant
+    config = {k: v for k, v in meta["config"].items() if k in known}
     config["run_dir"] = str(run.path)
     return ChunkerSettings(**config)
 

@@ -20,15 +20,21 @@ import yaml
 from pydantic import TypeAdapter, ValidationError
 
 from chunker.config.errors import SettingsError, one_line
-from chunker.config.keys import FLAT_KEYS, flat_name, flatten
+from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, flat_name, flatten
 from chunker.config.settings import ChunkerSettings
 
 NOT_FROM_TEXT = ("model", "run_dir")
 """Set by `--model` and `--output-dir`, never by `--set` or a config file."""
 
 
+_LEGACY_ANNOTATIONS: dict[str, Any] = {"extractive_summaries": bool | None}
+"""The types of the legacy names (config/keys.py's LEGACY_KEYS), which have no field today."""
+
+
 @functools.lru_cache(maxsize=None)
 def _annotation(name: str) -> Any:
+    if name in LEGACY_KEYS:
+        return _LEGACY_ANNOTATIONS.get(name, Any)
     section, _, field = FLAT_KEYS[name].rpartition(".")
     owner = ChunkerSettings.model_fields[section].annotation if section else ChunkerSettings
     return owner.model_fields[field].annotation
