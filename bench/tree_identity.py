@@ -93,9 +93,25 @@ def compare(a: Path, b: Path) -> int:
             continue
         fa, fb = ra.get("files", {}), rb.get("files", {})
         changed = sorted(k for k in set(fa) | set(fb) if fa.get(k) != fb.get(k))
-        print(f"{name}: {len(changed)} files differ, e.g. {changed[:3]}")
+        print(f"{name}: {len(changed)} files differ, e.g. {changed[:3]}{_explain(a, b, name, changed)}")
     print(f"{len(set(da) & set(db))} cases compared, {differ} differ")
     return 1 if differ else 0
+
+
+def _explain(a: Path, b: Path, name: str, changed: list[str]) -> str:
+    """When only hierarchy.json differs, which of its settings (meta.config) or other parts do."""
+    if changed != ["hierarchy.json"]:
+        return ""
+    try:
+        ha, hb = (json.loads((d / name / "hierarchy.json").read_text()) for d in (a, b))
+    except OSError:
+        return ""
+    ca, cb = ha["meta"].pop("config", {}), hb["meta"].pop("config", {})
+    for h in (ha, hb):
+        h["meta"].pop("finished_at", None)
+    keys = sorted(k for k in set(ca) | set(cb) if ca.get(k) != cb.get(k))
+    rest = "" if ha == hb else "; and outside meta.config too"
+    return f"; in meta.config only: {keys}{rest}"
 
 
 if __name__ == "__main__":
