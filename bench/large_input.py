@@ -23,8 +23,8 @@ EMMA = ROOT.parent / "shared" / "corpus" / "emma" / "emma.md"
 
 
 def main() -> None:
-    from chunker.cli.rundir import RunDir
-    from chunker.cli.runner import execute, new_meta
+    from chunker.runs.rundir import RunDir
+    from chunker.runs.runner import execute, new_meta
     from chunker.config.settings import ChunkerSettings
 
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0

@@ -26,8 +26,8 @@ DEFAULT_DOC = ROOT.parent / "shared" / "corpus" / "small" / "cinderella.txt"
 
 
 def run_once(doc: Path, order: str) -> dict:
-    from chunker.cli.rundir import RunDir
-    from chunker.cli.runner import execute, new_meta
+    from chunker.runs.rundir import RunDir
+    from chunker.runs.runner import execute, new_meta
     from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
     from chunker.llm import llamacpp

@@ -25,8 +25,8 @@ CORPUS = ROOT.parent / "shared" / "corpus"
 
 
 def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
-    from chunker.cli.rundir import RunDir
-    from chunker.cli.runner import execute, new_meta
+    from chunker.runs.rundir import RunDir
+    from chunker.runs.runner import execute, new_meta
     from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from chunker.cli.rundir import RunDir
+from chunker.runs.rundir import RunDir
 from conftest import SHARED, tree_bytes as snapshot
 
 MODEL = "scripted:delay_ms=4"

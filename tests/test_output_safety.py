@@ -5,8 +5,8 @@ from pathlib import Path
 import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from chunker.cli.rundir import RunDir
-from chunker.cli.runner import execute, new_meta
+from chunker.runs.rundir import RunDir
+from chunker.runs.runner import execute, new_meta
 from chunker.config.settings import ChunkerSettings
 from chunker.output.slugs import SlugAllocator, is_valid_slug, sanitize
 from conftest import CINDERELLA, check_markdown_tree, scripted

@@ -21,7 +21,7 @@ from chunker.cli.ask_cmd import ask_command
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
-from chunker.cli.rundir import RunDir, RunDirError
+from chunker.runs.rundir import RunDir, RunDirError
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
 
@@ -77,7 +77,7 @@ def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, qui
 def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
                quiet: bool, as_json: bool) -> dict:
     from chunker.cli.progress import RunProgress
-    from chunker.cli.runner import execute
+    from chunker.runs.runner import execute
 
     try:
         with RunProgress(err, enabled=not quiet and not as_json) as progress:
@@ -137,8 +137,8 @@ def run(
     as_json: bool = typer.Option(False, "--json", help="Print the stats as JSON."),
 ) -> None:
     """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json)."""
-    from chunker.cli import pdf_source
-    from chunker.cli.runner import new_meta
+    from chunker.runs import pdf_source
+    from chunker.runs.runner import new_meta
     from chunker.config.assign import parse_assignments
     from chunker.config.settings import ChunkerSettings
     from chunker.document.loader import read_document
@@ -203,8 +203,8 @@ def resume(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Continue an interrupted run from its last checkpoint (at most one step is redone)."""
-    from chunker.cli import pdf_source
-    from chunker.cli.runner import check_source, settings_from_meta
+    from chunker.runs import pdf_source
+    from chunker.runs.runner import check_source, settings_from_meta
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
 

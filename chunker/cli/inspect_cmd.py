@@ -11,7 +11,7 @@ import typer
 from rich.console import Console
 from rich.tree import Tree
 
-from chunker.cli.rundir import RunDir
+from chunker.runs.rundir import RunDir
 from chunker.llm.calllog import read_calls
 
 STATUS_TEXT = {

@@ -17,7 +17,7 @@ from typing import Callable, Iterator
 from langgraph.store.sqlite import SqliteStore
 
 from chunker import __version__
-from chunker.cli.rundir import RunDir, RunDirError
+from chunker.runs.rundir import RunDir, RunDirError
 from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, SECTION_NAMES
 from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document

@@ -13,7 +13,7 @@ import hashlib
 import logging
 from pathlib import Path
 
-from chunker.cli.rundir import RunDir, RunDirError
+from chunker.runs.rundir import RunDir, RunDirError
 from chunker.config.settings import ChunkerSettings
 from chunker.document.pdf_source import (PAGE_MAP_FILE, SOURCE_FILE, PdfSource, extract_source, file_sha256,
                                          load_page_map, relocate_pdf, write_source)
