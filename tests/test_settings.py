@@ -256,8 +256,8 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):
-    from chunker.cli.rundir import RunDir
-    from chunker.cli.runner import settings_from_meta
+    from chunker.runs.rundir import RunDir
+    from chunker.runs.runner import settings_from_meta
 
     meta = {"config": {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True}}
     assert settings_from_meta(meta, RunDir(tmp_path)).llm.model_tasks == ("boundary", "rewrite", "group")
