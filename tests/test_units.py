@@ -60,9 +60,9 @@ class SpySegmenter:
 
 
 def _spy(monkeypatch) -> SpySegmenter:
-    sentence_ends("Warm up. The segmenter.")  # build the real segmenter once
-    spy = SpySegmenter(units_module._SEGMENTER)
-    monkeypatch.setattr(units_module, "_SEGMENTER", spy)
+    sentence_ends("Warm up. The segmenter.")  # build this thread's real segmenter once
+    spy = SpySegmenter(units_module._LOCAL.segmenter)
+    monkeypatch.setattr(units_module._LOCAL, "segmenter", spy)
     return spy
 
 
