@@ -37,7 +37,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         src.write_text(text, encoding="utf-8")
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerSettings(model=model, run_dir=str(run.path), **extra).resolve()
+        ctx = ChunkerSettings(model=model, run_dir=str(run.path), **extra)
         run.write_meta(new_meta(str(src), "0" * 64, ctx, "bench"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(src)}, "bench")
@@ -60,7 +60,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
     kinds = {k[6:]: round(v / leaves, 3) for k, v in sorted(stats.items())
              if k.startswith("calls.")}
     return {
-        "doc": doc.name, "fraction": fraction, "embeddings": ctx.embeddings, "source_bytes": source_bytes,
+        "doc": doc.name, "fraction": fraction, "embeddings": ctx.embedding.provider, "source_bytes": source_bytes,
         "source_tokens": count_tokens(text), "wall_s": round(wall, 2), "graph_steps": steps,
         "leaves": leaves, "ms_per_leaf": round(1000 * wall / leaves, 2),
         "checkpoint_bytes": ck_bytes, "store_bytes": st_bytes, "calls_log_bytes": calls_bytes,

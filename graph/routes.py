@@ -15,14 +15,13 @@ from langgraph.runtime import Runtime
 from chunker.chunking.boundary import boundary_policy
 from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.common import settings
 from chunker.state.schema import ChunkerState
 
 
 def after_load(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                ) -> Literal["embed_document", "expand_window"]:
     """A policy that reads the embedding signal needs the document embedded first."""
-    return "embed_document" if boundary_policy(settings(runtime)).reads_signal else "expand_window"
+    return "embed_document" if boundary_policy(runtime.context.chunking).reads_signal else "expand_window"
 
 
 def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
@@ -30,10 +29,10 @@ def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
     """A section's rest with no cut to choose is a leaf as it is (expand_window found its
     end); safety valve: a window of max_chunk_tokens is split without asking the LLM; a model
     not asked for boundaries (`model_tasks`) leaves the cut to the policy at once."""
-    cfg = settings(runtime)
+    cfg = runtime.context
     if state.get("section_end") is not None:
         return "end_at_section"
-    if state["window_tokens"] >= cfg.max_chunk_tokens:
+    if state["window_tokens"] >= cfg.chunking.max_chunk_tokens:
         return "force_split"
     if not cfg.llm.asks("boundary"):
         return "cut_without_model"
@@ -47,7 +46,7 @@ def after_validate(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Li
         return "rewrite_chunk"
     if status == "expand":
         # Safety valve: still incomplete after max_expansion_attempts expansions.
-        if state["expansions"] >= settings(runtime).max_expansion_attempts:
+        if state["expansions"] >= runtime.context.chunking.max_expansion_attempts:
             return "force_split"
         return "expand_window"
     return "retry_boundary" if state.get("boundary_attempt", 0) == 0 else "fallback_boundary"
@@ -77,7 +76,7 @@ def after_aggregation_check(state: ChunkerState, runtime: Runtime[ChunkerSetting
 def after_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                    ) -> Literal["validate_groups", "fallback_grouping"]:
     """A grouping to check, or none because the model is not asked to group (`model_tasks`)."""
-    if state.get("proposed") is None and not settings(runtime).llm.asks("group"):
+    if state.get("proposed") is None and not runtime.context.llm.asks("group"):
         return "fallback_grouping"
     return "validate_groups"
 

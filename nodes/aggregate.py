@@ -13,7 +13,7 @@ from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import split_at_dips
-from chunker.nodes.common import run_store, settings
+from chunker.nodes.common import run_store
 from chunker.chunking.strategy import tree_strategy
 from chunker.chunking.sections import has_breaks, section_groups, section_problem
 from chunker.state.schema import ChunkerState
@@ -31,12 +31,13 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
 
 
 def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
-    level = crossing_level(state["pending"], cfg.summary_count_threshold,
-                           cfg.summary_aggregation_threshold, cfg.min_group_size)
+    cfg = runtime.context
+    agg = cfg.aggregation
+    level = crossing_level(state["pending"], agg.summary_count_threshold,
+                           agg.summary_aggregation_threshold, agg.min_group_size)
     if level is not None:
-        items, _, _ = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
-        if len(items) < cfg.min_group_size:  # wait until the open section closes
+        items, _, _ = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
+        if len(items) < agg.min_group_size:  # wait until the open section closes
             level = None
     return {"agg_level": level, **fresh_grouping()}
 
@@ -69,16 +70,17 @@ def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> s
 
 
 def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
+    agg = cfg.aggregation
     level = state["agg_level"]
-    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
+    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
     groups = state.get("proposed")
-    problem = grouping_problem(groups, len(items), cfg.min_group_size)
+    problem = grouping_problem(groups, len(items), agg.min_group_size)
     crossing = None
     if problem is None and starts is not None:
         crossing = section_problem(groups, starts, after)
-        best = section_groups(starts, state.get("group_dips") or [], cfg.min_group_size,
-                              cfg.max_group_size, after)
+        best = section_groups(starts, state.get("group_dips") or [], agg.min_group_size,
+                              agg.max_group_size, after)
         if crossing and section_problem(best, starts, after) is None:
             problem = crossing  # a grouping that keeps sections apart exists: ask for it
     if problem:
@@ -87,13 +89,13 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         return {"hard_failures": failures, "group_status": status,
                 "group_nudge": f"\nYour previous grouping was invalid: {problem}.",
                 "stats": {"group.invalid": 1}}
-    too_big = max(len(g) for g in groups) > cfg.max_group_size
+    too_big = max(len(g) for g in groups) > agg.max_group_size
     if too_big and not state.get("soft_reprompted"):
         return {"soft_reprompted": True, "group_status": "retry",
                 "group_nudge": f"\nYour previous grouping had a group of more than "
-                               f"{cfg.max_group_size} items: subdivide it.",
+                               f"{agg.max_group_size} items: subdivide it.",
                 "stats": {"group.oversize": 1}}
-    stats = {"kept.group": 1} if len(items) >= 2 * cfg.min_group_size else {}
+    stats = {"kept.group": 1} if len(items) >= 2 * agg.min_group_size else {}
     if crossing:
         stats["group.cross_section"] = 1  # unavoidable: no grouping keeps them apart
     return {**_accept(state, [[items[i][0] for i in g] for g in groups], level),
@@ -104,19 +106,20 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """After two hard failures, or at once when the model is not asked to group: consecutive
     groups cut at the deepest dips between the summaries (even-sized groups without a signal)."""
-    cfg = settings(runtime)
+    cfg = runtime.context
+    agg = cfg.aggregation
     level = state["agg_level"]
-    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, cfg)
+    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
     ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
     if starts is not None and has_breaks(starts):  # split at the sections first
-        groups = [[ids[i] for i in g] for g in section_groups(starts, dips, cfg.min_group_size,
-                                                               cfg.max_group_size, after)]
+        groups = [[ids[i] for i in g] for g in section_groups(starts, dips, agg.min_group_size,
+                                                               agg.max_group_size, after)]
     elif len(dips) == len(ids) - 1:
-        groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, cfg.min_group_size,
-                                                              cfg.max_group_size)]
+        groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, agg.min_group_size,
+                                                              agg.max_group_size)]
     else:
-        groups = even_groups(ids, cfg.max_group_size, cfg.min_group_size)
+        groups = even_groups(ids, agg.max_group_size, agg.min_group_size)
     update = _accept(state, groups, level)
     # a model not asked to group (`model_tasks`) did not fail: its grouping is extracted
     update["stats"] = {"group.fallback": 1} if cfg.llm.asks("group") else {"extracted.group": 1}

@@ -16,7 +16,7 @@ from chunker.chunking.boundary import Window, boundary_policy
 from chunker.chunking.peel import peel_of
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import prefix_within
-from chunker.nodes.common import run_store, settings
+from chunker.nodes.common import run_store
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")
@@ -24,7 +24,7 @@ log = logging.getLogger("chunker")
 
 def window_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Window:
     rs = run_store(state, runtime)
-    return Window(state=state, rs=rs, cfg=settings(runtime),
+    return Window(state=state, rs=rs, cfg=runtime.context,
                   peel=peel_of(rs, state["doc_id"], state["cursor"]))
 
 
@@ -42,7 +42,7 @@ def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
         if state["window_end"] >= limit:
             return _accept(limit, "end")
         return {"boundary_status": "expand", "stats": {"boundary.incomplete": 1}}
-    cut = boundary_policy(w.cfg).answered_cut(w, limit) if complete is True else None
+    cut = boundary_policy(w.cfg.chunking).answered_cut(w, limit) if complete is True else None
     if cut is None:  # no answer, or one that names no valid cut
         return {"boundary_status": "miss", "stats": {"boundary.miss": 1}}
     end, outcome = cut
@@ -67,7 +67,7 @@ def cut_without_model(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
 def _own_cut(w: Window) -> int:
     state = w.state
     cursor, window_end, min_end = state["cursor"], state["window_end"], state["min_end"]
-    end = boundary_policy(w.cfg).fallback_cut(w)
+    end = boundary_policy(w.cfg.chunking).fallback_cut(w)
     if end is None:
         end = (w.units.last_sentence_end(min_end - 1, window_end)
                or w.units.last_sentence_end(cursor, window_end) or window_end)
@@ -83,8 +83,8 @@ def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     w = window_of(state, runtime)
     units, text = w.units, w.units.text
     cursor, window_end = state["cursor"], state["window_end"]
-    cap = cursor + prefix_within(text[cursor:window_end], w.cfg.max_chunk_tokens)
-    cut = boundary_policy(w.cfg).forced_cut(w, cap)
+    cap = cursor + prefix_within(text[cursor:window_end], w.cfg.chunking.max_chunk_tokens)
+    cut = boundary_policy(w.cfg.chunking).forced_cut(w, cap)
     end, how = (cut, "deepest") if cut is not None else (units.last_sentence_end(cursor, cap), "sentence")
     if end is None:
         words = units.word_ends(cursor, cap)

@@ -1,4 +1,7 @@
-"""Helpers shared by the nodes: resolved settings, the run's store, progress events, text."""
+"""Helpers shared by the nodes: the run's store, progress events, text.
+
+A node reads its settings straight from `runtime.context` (a `ChunkerSettings`, validated
+and resolved before the graph runs)."""
 
 from __future__ import annotations
 
@@ -10,14 +13,6 @@ from chunker.document.units import Units, sentence_ends
 from chunker.state.schema import ChunkerState
 from chunker.state.run import runs_of
 from chunker.state.store import RunStore
-
-
-def settings(runtime: Runtime[ChunkerSettings]) -> ChunkerSettings:
-    """The run's settings, validated and resolved when they were built (LangGraph builds
-    them from a dict context). A parent graph with another context schema may pass a dict
-    through, and no context at all is the "no model is set" error."""
-    ctx = runtime.context
-    return ctx if isinstance(ctx, ChunkerSettings) else ChunkerSettings(**(ctx or {}))
 
 
 def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:

@@ -16,7 +16,7 @@ from chunker.state.schema import ChunkerState
 def _ask(state: ChunkerState, runtime: Runtime[ChunkerSettings], task: str, node: str,
          **extra: str) -> dict:
     w = window_of(state, runtime)
-    q = boundary_policy(w.cfg).question(w, task)
+    q = boundary_policy(w.cfg.chunking).question(w, task)
     user = prompts.render(q.task, window=q.window, lookahead=q.lookahead, **{**extra, **q.extra})
     background = leaf_background(w.rs, w.cfg, state["leaf_count"], state.get("latest") or [], "completeness")
     result = call_llm(w.cfg, node=node, task=q.task, user=user, background=background,
@@ -35,6 +35,6 @@ def check_completeness(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -
 
 
 def retry_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    hint = boundary_policy(window_of(state, runtime).cfg).retry_hint(state)
+    hint = boundary_policy(runtime.context.chunking).retry_hint(state)
     update = _ask(state, runtime, "boundary_retry", "retry_boundary", **hint)
     return {**update, "boundary_attempt": 1}

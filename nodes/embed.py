@@ -12,12 +12,12 @@ from langgraph.runtime import Runtime
 
 from chunker.chunking.candidates import run_depths
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.common import emit, run_store, settings
+from chunker.nodes.common import emit, run_store
 from chunker.state.schema import ChunkerState
 
 
 def embed_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     depths = run_depths(run_store(state, runtime), cfg, state["doc_id"])
     emit(runtime, {"event": "progress", "cursor": 0, "total": state["doc_chars"], "leaves": 0})
     return {"stats": {"embeddings.sentences": len(depths) + 1}}

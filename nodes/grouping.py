@@ -19,21 +19,22 @@ from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import clean_line, run_store, settings
+from chunker.nodes.common import clean_line, run_store
 from chunker.chunking.sections import has_breaks, section_groups
 from chunker.chunking.strategy import tree_strategy
 from chunker.state.schema import ChunkerState
 
 
 def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
+    agg = cfg.aggregation
     level = state["agg_level"]
     rs = run_store(state, runtime)
-    items, starts, after = tree_strategy(state).sweep_items(state, rs, level, cfg)
+    items, starts, after = tree_strategy(state).sweep_items(state, rs, level, agg)
     n = len(items)
-    if n < 2 * cfg.min_group_size:
+    if n < 2 * agg.min_group_size:
         if starts is not None and has_breaks(starts):
-            return {"proposed": section_groups(starts, [], cfg.min_group_size, cfg.max_group_size, after),
+            return {"proposed": section_groups(starts, [], agg.min_group_size, agg.max_group_size, after),
                     "stats": {"group.sections": 1}}
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
     summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
@@ -43,15 +44,15 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         embeddings = get_embeddings(cfg.embeddings) if cfg.embeddings else None
         dips = summary_dips(summaries, embeddings) if embeddings is not None else []
     if starts is not None and has_breaks(starts):  # the headings decide: no call
-        return {"proposed": section_groups(starts, dips, cfg.min_group_size, cfg.max_group_size, after),
+        return {"proposed": section_groups(starts, dips, agg.min_group_size, agg.max_group_size, after),
                 "group_dips": dips, "stats": {"group.sections": 1}}
     if not cfg.llm.asks("group"):  # the signal's dips decide (fallback_grouping): no call
         return {"proposed": None, "group_dips": dips}
     user = prompts.render("group", items="\n".join(lines), count=n,
-                          min_group_size=cfg.min_group_size, max_group_size=cfg.max_group_size,
-                          hints=break_hints(dips, n, cfg.max_group_size),
+                          min_group_size=agg.min_group_size, max_group_size=agg.max_group_size,
+                          hints=break_hints(dips, n, agg.max_group_size),
                           nudge=state.get("group_nudge", ""))
-    background = block_background(rs, cfg, level, state.get("latest") or [])
+    background = block_background(rs, cfg.background, level, state.get("latest") or [])
     result = call_llm(cfg, node="group_summaries", task="group", user=user, background=background,
                       writer=runtime.stream_writer, memo=rs)
     groups = result.parsed.groups if result.parsed else None

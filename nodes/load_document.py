@@ -10,7 +10,7 @@ from langgraph.runtime import Runtime
 
 from chunker.document.loader import BadInput, decode_document, read_document
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.common import emit, run_store_for, settings
+from chunker.nodes.common import emit, run_store_for
 from chunker.chunking.peel import is_structured, markdown_structure, store_structure
 from chunker.chunking.strategy import choose_strategy, tree_strategy
 from chunker.state.schema import ChunkerState
@@ -19,13 +19,13 @@ log = logging.getLogger("chunker")
 
 
 def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     text = state.get("text")
     if text is None:
         path = state.get("path")
         if not path:
             raise BadInput("give either `text` or `path`")
-        text = read_document(path, encoding=cfg.encoding, max_bytes=cfg.max_input_bytes)
+        text = read_document(path, encoding=cfg.input.encoding, max_bytes=cfg.input.max_bytes)
     else:
         # Validate passed text like a file's (empty, whitespace-only, NUL characters).
         text = decode_document(text.encode("utf-8", "surrogatepass"), source="text")
@@ -36,7 +36,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     rs.put_text(doc_id, text)
     rs.units(doc_id)  # segment once now, so the first window step is not slow
     # Parse Markdown once; the structure lives in the store (only when it is used).
-    structure = markdown_structure(cfg, state.get("path"), text)
+    structure = markdown_structure(cfg.chunking, state.get("path"), text)
     structured = is_structured(structure)
     strategy = choose_strategy(cfg, text, structured)
     stats = {f"strategy.{strategy}": 1}

@@ -10,7 +10,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding.recall import recall
-from chunker.nodes.common import run_store, settings
+from chunker.nodes.common import run_store
 from chunker.grounding.gate import grounded
 from chunker.document.pdf_pages import chunk_pages, text_without_notes
 from chunker.chunking.peel import leaf_structure
@@ -20,13 +20,14 @@ from chunker.state.store import node_id
 
 
 def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     rs = run_store(state, runtime)
     text = rs.units(state["doc_id"]).text
     start, end = state["cursor"], state["chunk_end"]
     original = text[start:end]
     asked = cfg.llm.asks("rewrite")
-    task = "rewrite_summarize" if cfg.combine_rewrite_and_summary and cfg.llm.asks("summary") else "rewrite"
+    combined = cfg.llm.combine_rewrite_and_summary and cfg.llm.asks("summary")
+    task = "rewrite_summarize" if combined else "rewrite"
     original_tokens = count_tokens(original)
     background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
     leaf = leaf_structure(rs, state["doc_id"], start, end)  # Markdown: heading path, kind
@@ -42,7 +43,7 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     stats = {**pdf.stats, **result.stats}
     rewritten = (result.parsed.rewritten.strip() if result.parsed else "")
     own_text = text_without_notes(original) if pdf.scanned else original
-    if rewritten and own_text.strip() and recall(own_text, rewritten) < cfg.rewrite_min_recall:
+    if rewritten and own_text.strip() and recall(own_text, rewritten) < cfg.grounding.rewrite_min_recall:
         rewritten = ""  # the model dropped facts (or wrote about something else)
         stats["rewrite.unfaithful"] = 1
     if pdf.transcribes_scan and rewritten:

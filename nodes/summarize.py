@@ -19,21 +19,21 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
-from chunker.nodes.common import cap_text, clean_line, emit, run_store, settings
+from chunker.nodes.common import cap_text, clean_line, emit, run_store
 from chunker.grounding.gate import grounded
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
 
 
 def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     rs = run_store(state, runtime)
     index = state["leaf_count"]
     record = rs.get_node(node_id(0, index))
     asked = cfg.llm.asks("summary")
     if not asked:  # the profile's model never writes a usable summary
         summary, slug_hint, stats, log_id = "", "", {"extracted.summary": 1}, None
-    elif cfg.combine_rewrite_and_summary and cfg.llm.asks("rewrite"):  # the rewrite call answered
+    elif cfg.llm.combine_rewrite_and_summary and cfg.llm.asks("rewrite"):  # the rewrite call answered
         summary, slug_hint, stats, log_id = record.summary_hint, record.slug_hint, {}, record.call_id
     else:
         background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
@@ -48,12 +48,13 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
     kept = grounded(cfg, "summary", summary, evidence, stats, log_id)
     if kept:
-        summary = cap_text(summary, cfg.summary_max_chars)
+        summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.summary"] = 1
     else:  # the model's summary is not supported by the passage: extract one from it
-        summary = (extractive_summary(record.original or record.rewritten, max_chars=cfg.summary_max_chars,
+        max_chars = cfg.output.summary_max_chars
+        summary = (extractive_summary(record.original or record.rewritten, max_chars=max_chars,
                                       policy=cfg.grounding)
-                   or cap_text(clean_line(record.original or ""), cfg.summary_max_chars))
+                   or cap_text(clean_line(record.original or ""), max_chars))
         if asked:
             stats["fallback.summary"] = 1
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),

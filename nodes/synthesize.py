@@ -17,7 +17,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding import summary_of_summaries
-from chunker.nodes.common import cap_text, clean_line, run_store, settings
+from chunker.nodes.common import cap_text, clean_line, run_store
 from chunker.grounding.gate import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
@@ -36,14 +36,14 @@ def children_text(children: list[NodeRecord], budget_tokens: int) -> str:
 
 
 def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     rs = run_store(state, runtime)
     level = state["agg_level"] + 1
     group, rest = state["groups_todo"][0], state["groups_todo"][1:]
     children = [rs.get_node(cid) for cid in group]
     latest = list(state.get("latest") or [])
-    background = block_background(rs, cfg, level - 1, latest)
-    full_budget = cfg.model_window // 2 if level <= cfg.synthesize_full_text_levels else 0
+    background = block_background(rs, cfg.background, level - 1, latest)
+    full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
     asked = cfg.llm.asks("synthesis")
     if not asked:  # the profile's model never writes a usable synthesis
         result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
@@ -64,10 +64,10 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
             stats["fallback.synthesize"] = 1
     summary_kept = grounded(cfg, "block_summary", summary, evidence, stats, result.log_id)
     if summary_kept:
-        summary = cap_text(summary, cfg.summary_max_chars)
+        summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.block_summary"] = 1
     else:
-        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.summary_max_chars,
+        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.output.summary_max_chars,
                                        policy=cfg.grounding) or children[0].summary
         if asked:
             stats["fallback.block_summary"] = 1

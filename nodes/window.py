@@ -21,12 +21,12 @@ from chunker.chunking.boundary import Window, boundary_policy
 from chunker.chunking.peel import peel_of
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.nodes.common import run_store, settings
+from chunker.nodes.common import run_store
 from chunker.state.schema import ChunkerState
 
 
 def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     rs = run_store(state, runtime)
     units = rs.units(state["doc_id"])
     text, n = units.text, len(units.text)
@@ -35,21 +35,21 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     stop = peel.limit if peel else n
 
     def step(pos: int) -> int:
-        nxt = units.next_end(pos, cfg.split_unit)
+        nxt = units.next_end(pos, cfg.chunking.split_unit)
         return peel.grow(nxt) if peel else nxt
 
     end = state.get("window_end")
     grown_from = end  # after an "incomplete" answer, the window must offer a new cut
     if end is None:
         end, tokens = cursor, 0
-        while end < stop and tokens < cfg.min_chunk_tokens:
+        while end < stop and tokens < cfg.chunking.min_chunk_tokens:
             nxt = step(end)
             tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
         min_end, expansions = end, 0
     else:
         tokens = state["window_tokens"]
-        for _ in range(cfg.expand_step):
+        for _ in range(cfg.chunking.expand_step):
             if end >= stop:
                 break
             nxt = step(end)
@@ -58,13 +58,13 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         min_end, expansions = state["min_end"], state["expansions"] + 1
     # The policy may grow the window further until it offers a choice: in candidates mode,
     # one it did not offer before an "incomplete" answer.
-    policy = boundary_policy(cfg)
+    policy = boundary_policy(cfg.chunking)
     lo = min_end if grown_from is None else max(min_end, grown_from + 1)
     end, tokens = policy.grow_until_choice(
         Window(state=state, rs=rs, cfg=cfg, peel=peel), lo, end, tokens, stop, step,
         lambda pos: count_tokens(text[cursor:pos]))  # exact: unit counts summed overestimate
     shown_end = end
-    for _ in range(cfg.lookahead_units):
+    for _ in range(cfg.chunking.lookahead_units):
         shown_end = units.next_end(shown_end, "sentence")
     if peel:
         shown_end = peel.clamp(shown_end)
@@ -82,7 +82,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "chunk_end": None,
         "section_end": None,
     }
-    if peel and end >= stop and tokens < cfg.max_chunk_tokens and (
+    if peel and end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
             min_end >= stop or policy.nothing_to_choose(
                 Window(state={**state, **update}, rs=rs, cfg=cfg, peel=peel))):
         update["section_end"] = stop  # the rest of the section, with no cut to choose

@@ -11,7 +11,7 @@ from chunker import __version__
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.grounding import document_overview
-from chunker.nodes.common import run_store, settings
+from chunker.nodes.common import run_store
 from chunker.state.store import RunStore
 from chunker.output.assemble import assemble
 from chunker.output.hierarchy import RunMeta
@@ -28,7 +28,7 @@ def public_config(cfg) -> dict:
 
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = settings(runtime)
+    cfg = runtime.context
     # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
     source = cfg.pdf_source or state.get("path")
     meta = RunMeta(

@@ -40,7 +40,7 @@ def _rs(state, rt):
 
 def test_offered_cuts_are_peaks_past_the_minimum_at_sentence_ends():
     state, rt = _start()
-    cfg, rs = rt.context.resolve(), _rs(*(state, rt))
+    cfg, rs = rt.context, _rs(*(state, rt))
     units = rs.units(state["doc_id"])
     peaks = run_peaks(rs, cfg, state["doc_id"])
     cursor = 0
@@ -63,7 +63,7 @@ def test_complete_at_once_cuts_at_the_first_offered_number():
     state.update(check_completeness(state, rt))
     assert state["complete"] is True and state["boundary_number"] == 1
     out = validate_boundary(state, rt)
-    first = offered(state, _rs(state, rt), rt.context.resolve())[0]
+    first = offered(state, _rs(state, rt), rt.context)[0]
     assert out["boundary_status"] == "match" and out["chunk_end"] == first.offset
     assert routes.after_validate({**state, **out}, rt) == "rewrite_chunk"
 
@@ -81,7 +81,7 @@ def test_incomplete_then_expand():
 def test_invalid_number_then_retry_then_deepest_candidate_fallback():
     state, rt = _start(faults={"absent": 1.0})  # answers a number that was not offered
     state.update(check_completeness(state, rt))
-    assert state["boundary_number"] not in [c.number for c in offered(state, _rs(state, rt), rt.context.resolve())]
+    assert state["boundary_number"] not in [c.number for c in offered(state, _rs(state, rt), rt.context)]
     out = validate_boundary(state, rt)
     assert out["boundary_status"] == "miss"
     state.update(out)
@@ -90,7 +90,7 @@ def test_invalid_number_then_retry_then_deepest_candidate_fallback():
     state.update(validate_boundary(state, rt))
     assert state["boundary_status"] == "miss" and routes.after_validate(state, rt) == "fallback_boundary"
     out = fallback_boundary(state, rt)
-    cfg, rs = rt.context.resolve(), _rs(state, rt)
+    cfg, rs = rt.context, _rs(state, rt)
     depths, sentences = run_depths(rs, cfg, state["doc_id"]), rs.units(state["doc_id"]).sentences
     in_window = [i for i, e in enumerate(sentences[:-1]) if state["min_end"] <= e <= state["window_end"]]
     deepest = max(in_window, key=lambda i: (depths[i], -i))
@@ -99,7 +99,7 @@ def test_invalid_number_then_retry_then_deepest_candidate_fallback():
 
 def test_no_candidate_in_the_window_grows_it_by_more_than_one_unit():
     state, rt = _start()
-    cfg, rs = rt.context.resolve(), _rs(state, rt)
+    cfg, rs = rt.context, _rs(state, rt)
     units, peaks = rs.units(state["doc_id"]), run_peaks(rs, cfg, state["doc_id"])
     # a cursor right after a peak: the next sentence ends are not peaks for a while
     starts = [units.sentences[i] for i in sorted(peaks)

@@ -80,13 +80,13 @@ def test_policies_offer_what_each_task_needs():
 def test_the_rewrite_sees_the_whole_previous_text_even_when_the_budget_is_small():
     long_text = "The sheriff rode out at dawn. " * 60  # ~420 tokens
     rs, latest = _store(leaf_text=long_text)
-    cfg = ChunkerSettings(model="scripted", background_budget_tokens=100).resolve()
-    assert count_tokens(long_text) > cfg.background_budget_tokens
+    cfg = ChunkerSettings(model="scripted", background_budget_tokens=100)
+    assert count_tokens(long_text) > cfg.background.budget_tokens
     rewrite = leaf_background(rs, cfg, 6, latest, "rewrite")
     assert f"rewritten 5 {long_text}" in rewrite and START_MARKER not in rewrite
     check = leaf_background(rs, cfg, 6, latest, "completeness")
     assert long_text not in check and "summary 5" in check
-    assert count_tokens(check) <= cfg.background_budget_tokens
+    assert count_tokens(check) <= cfg.background.budget_tokens
 
 
 def test_the_previous_original_stands_in_when_the_rewrite_was_not_kept():

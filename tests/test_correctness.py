@@ -94,7 +94,7 @@ def test_a_crash_during_a_repair_reissues_one_call():
     """Defect 7: the original call and its repair lived in one node run: a crash in the
     repair re-issued both."""
     spec = scripted(faults={"invalid_json": 1.0}, fail_calls=[2])
-    cfg = ChunkerSettings(model=spec).resolve()
+    cfg = ChunkerSettings(model=spec)
     rs = RunStore(InMemoryStore(), "run")
     model = get_model(cfg)
     kwargs = dict(node="check_completeness", task="completeness", background="",

@@ -20,14 +20,14 @@ def stub(serve):
 
 
 def test_request_sent_to_ollama(stub):
-    ctx = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5).resolve()
+    ctx = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5)
     result = call_llm(ctx, node="check_completeness", task="completeness",
                       user="<window>\nText.\n</window>", background="")
     assert result.parsed == Completeness(complete=True, boundary_phrase=None)
     req = stub.chat_requests()[-1]
     assert req["model"] == "qwen3:8b"
     assert req["format"] == Completeness.model_json_schema()
-    assert req["options"]["num_ctx"] == ctx.model_window == 8192
+    assert req["options"]["num_ctx"] == ctx.llm.model_window == 8192
     assert req["options"]["temperature"] == 0
     assert req["think"] is False
     # usage is what the server reported for this request (its word counts), not a guess
@@ -40,14 +40,14 @@ def test_request_sent_to_ollama(stub):
 
 
 def test_bare_name_means_ollama(stub):
-    ctx = ChunkerSettings(model="qwen3:8b").resolve()
+    ctx = ChunkerSettings(model="qwen3:8b")
     call_llm(ctx, node="n", task="completeness", user="x", background="")
     assert stub.chat_requests()[-1]["model"] == "qwen3:8b"
 
 
 def test_invalid_json_is_repaired_then_falls_back(stub):
     stub.content = '{"complete": tru'
-    ctx = ChunkerSettings(model="ollama:qwen3:8b").resolve()
+    ctx = ChunkerSettings(model="ollama:qwen3:8b")
     result = call_llm(ctx, node="n", task="completeness", user="x", background="")
     assert result.parsed is None and result.stats["repairs"] == 1
     assert len(stub.chat_requests()) == 2

@@ -27,7 +27,7 @@ def stub(serve):
 
 
 def _settings(**kw) -> ChunkerSettings:
-    return ChunkerSettings(model="openai:stub-model", llm_timeout_s=5, **kw).resolve()
+    return ChunkerSettings(model="openai:stub-model", llm_timeout_s=5, **kw)
 
 
 def test_prefixes_route_to_their_backends():
@@ -52,7 +52,7 @@ def test_scripted_is_an_entry_point_plugin_not_a_built_in():
     names = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
     assert names.get("scripted") == "chunker.testing.scripted:make_scripted_model"
     assert "scripted" not in registry.MODELS.built_ins
-    model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0").resolve())
+    model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0"))
     assert isinstance(model, ScriptedChatModel) and model.seed == 7
 
 

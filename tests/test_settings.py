@@ -103,27 +103,28 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
 
 def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
     tiny = ChunkerSettings(model="local")
-    assert (tiny.model_window, tiny.min_chunk_tokens, tiny.llm.model_tasks) == (4096, 250, ())
-    assert ChunkerSettings(model="local", min_chunk_tokens=None).min_chunk_tokens == 250  # None: the profile's
-    assert ChunkerSettings(model="scripted", run_dir="/tmp/x").return_tree is False
-    assert ChunkerSettings(model="scripted").return_tree is True
+    assert (tiny.llm.model_window, tiny.chunking.min_chunk_tokens, tiny.llm.model_tasks) == (4096, 250, ())
+    unset = ChunkerSettings(model="local", min_chunk_tokens=None)
+    assert unset.chunking.min_chunk_tokens == 250  # None: the profile's
+    assert ChunkerSettings(model="scripted", run_dir="/tmp/x").output.return_tree is False
+    assert ChunkerSettings(model="scripted").output.return_tree is True
     monkeypatch.setattr(settings_module, "local_embeddings_installed", lambda: False)
-    assert ChunkerSettings(model="qwen3:8b").embeddings == "lexical"  # the profile's `auto`
+    assert ChunkerSettings(model="qwen3:8b").embedding.provider == "lexical"  # the profile's `auto`
     monkeypatch.setattr(settings_module, "local_embeddings_installed", lambda: True)
-    assert ChunkerSettings(model="qwen3:8b", embeddings="auto").embeddings == "local"
+    assert ChunkerSettings(model="qwen3:8b", embeddings="auto").embedding.provider == "local"
     for name in [*PROFILES, "some-unprofiled-model"]:  # every profile makes valid settings
-        assert ChunkerSettings(model=name).resolve().llm.model == name
+        assert ChunkerSettings(model=name).llm.model == name
 
 
 def test_settings_are_frozen_hashable_and_copied_with_validation():
     cfg = ChunkerSettings(model="scripted", grounding_first_person_tasks=["rewrite", "summary"])
-    assert cfg.grounding_first_person_tasks == ("rewrite", "summary")  # lists become tuples
+    assert cfg.grounding.grounding_first_person_tasks == ("rewrite", "summary")  # lists become tuples
     with pytest.raises(ValidationError):
         cfg.chunking = cfg.chunking  # type: ignore[misc]
     assert {cfg: 1}[ChunkerSettings(model="scripted", grounding_first_person_tasks=("rewrite", "summary"))]
     moved = cfg.with_(model="local", **{"chunking.strategy": "peel"})
-    assert moved.model == "local" and moved.strategy == "peel"
-    assert moved.min_chunk_tokens == cfg.min_chunk_tokens  # sizes stay as resolved
+    assert moved.llm.model == "local" and moved.chunking.strategy == "peel"
+    assert moved.chunking.min_chunk_tokens == cfg.chunking.min_chunk_tokens  # sizes stay as resolved
     with pytest.raises(SettingsError, match="max_chunk_tokens must be at least min_chunk_tokens"):
         cfg.with_(max_chunk_tokens=1)
 
@@ -187,7 +188,7 @@ def test_set_values_are_typed_by_their_field(tmp_path):
     assert got == {"combine_rewrite_and_summary": False, "min_chunk_tokens": 40,
                    "grounding_first_person_tasks": ("rewrite", "summarize"), "vision_model": None,
                    "embeddings": "none", "boundary_mode": "phrase", "flat_window_share": 1.0}
-    assert ChunkerSettings(model="scripted", **got).combine_rewrite_and_summary is False
+    assert ChunkerSettings(model="scripted", **got).llm.combine_rewrite_and_summary is False
     for bad, message in [("boundary_mode=candidate", "Input should be 'candidates' or 'phrase'"),
                          ("nope=1", "unknown setting 'nope'"), ("model=x", "`model` is not set here"),
                          ("min_chunk_tokens", "expected SETTING=VALUE")]:

@@ -137,9 +137,9 @@ def test_plain_text_takes_the_path_it_always_took():
 
 
 def test_the_adaptive_rule_at_its_thresholds():
-    cfg = ChunkerSettings(model="scripted").resolve()
+    cfg = ChunkerSettings(model="scripted")
     limit = flat_limit(cfg)
-    assert limit == int(cfg.flat_window_share * cfg.model_window)
+    assert limit == int(cfg.chunking.flat_window_share * cfg.llm.model_window)
     at, over = "alpha" + " alpha" * (limit - 1), "alpha" + " alpha" * limit  # one token each
     assert count_tokens(at) == limit and count_tokens(over) == limit + 1
     assert choose_strategy(cfg, at, structured=True) == "flat"
@@ -147,7 +147,7 @@ def test_the_adaptive_rule_at_its_thresholds():
     assert choose_strategy(cfg, at, structured=False) == "full"
     assert choose_strategy(cfg, over, structured=False) == "full"
     for forced in ("flat", "peel", "full"):
-        assert choose_strategy(ChunkerSettings(model="scripted", strategy=forced).resolve(), over,
+        assert choose_strategy(ChunkerSettings(model="scripted", strategy=forced), over,
                                structured=False) == forced
 
 
@@ -227,10 +227,11 @@ def test_auto_reads_markdown_by_the_file_name_only():
     from chunker.chunking.peel import markdown_structure
 
     text = "# Title\n\n    indented, not code in a .txt\n"
-    auto, forced = ChunkerSettings(model="scripted"), ChunkerSettings(model="scripted", structure="markdown")
+    auto = ChunkerSettings(model="scripted").chunking
+    forced = ChunkerSettings(model="scripted", structure="markdown").chunking
     assert markdown_structure(auto, "notes.md", text).headings[0].title == "Title"
     assert markdown_structure(auto, "NOTES.Markdown", text) is not None
     assert markdown_structure(auto, "notes.txt", text) is None
     assert markdown_structure(auto, None, text) is None  # text passed directly: plain
     assert markdown_structure(forced, None, text) is not None
-    assert markdown_structure(ChunkerSettings(model="scripted", structure="none"), "a.md", text) is None
+    assert markdown_structure(ChunkerSettings(model="scripted", structure="none").chunking, "a.md", text) is None

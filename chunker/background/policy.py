@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Iterator, Literal
 
 from chunker.background.builder import BackgroundBuilder, BackgroundItem
+from chunker.config.sections import BackgroundSettings
 from chunker.config.settings import ChunkerSettings
 from chunker.state.store import RunStore, node_id
 
@@ -30,17 +31,17 @@ MAX_EARLIER_LOOKUPS = 24
 
 
 def rewrite_budget(cfg: ChunkerSettings) -> int:
-    return int(cfg.model_window * cfg.rewrite_background_share)
+    return int(cfg.llm.model_window * cfg.background.rewrite_share)
 
 
 def leaf_background(rs: RunStore, cfg: ChunkerSettings, leaf_index: int,
                     latest: list[str | None], task: LeafTask) -> str:
     """The rendered background for a call about leaf `leaf_index`."""
     if task == "rewrite":
-        builder = BackgroundBuilder(rewrite_budget(cfg), cfg.background_order)
+        builder = BackgroundBuilder(rewrite_budget(cfg), cfg.background.order)
         items = rewrite_items(rs, leaf_index, latest)
     else:
-        builder = BackgroundBuilder(cfg.background_budget_tokens, cfg.background_order)
+        builder = BackgroundBuilder(cfg.background.budget_tokens, cfg.background.order)
         items = summary_items(rs, leaf_index, latest)
     return builder.build(items, at_start=leaf_index == 0)
 
@@ -81,7 +82,7 @@ def level_items(rs: RunStore, latest: list[str | None], above: int) -> Iterator[
             yield BackgroundItem("level", rec.id, rec.summary, rec.summary_tokens, level=level)
 
 
-def block_background(rs: RunStore, cfg: ChunkerSettings, level: int,
+def block_background(rs: RunStore, background: BackgroundSettings, level: int,
                      latest: list[str | None]) -> str:
     """For grouping or synthesising at `level` (new blocks go to level+1): the preceding
     block at level+1 as predecessor (its summary), then the levels above it."""
@@ -95,5 +96,5 @@ def block_background(rs: RunStore, cfg: ChunkerSettings, level: int,
         yield from level_items(rs, latest, above=target)
 
     at_start = not any(latest[level + 1:]) if level + 1 < len(latest) else True
-    return BackgroundBuilder(cfg.background_budget_tokens, cfg.background_order).build(
+    return BackgroundBuilder(background.budget_tokens, background.order).build(
         items(), at_start=at_start)

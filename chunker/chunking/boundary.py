@@ -17,6 +17,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from chunker.chunking.peel import Peel
+from chunker.config.sections import ChunkingSettings
 from chunker.config.settings import ChunkerSettings
 from chunker.document.units import Units
 from chunker.state.schema import ChunkerState
@@ -99,6 +100,6 @@ def _policies() -> dict[str, BoundaryPolicy]:
     return {p.name: p for p in (CandidatesPolicy(), PhrasePolicy())}
 
 
-def boundary_policy(cfg: ChunkerSettings) -> BoundaryPolicy:
+def boundary_policy(chunking: ChunkingSettings) -> BoundaryPolicy:
     """The run's policy, by `boundary_mode` (stateless: one instance serves every run)."""
-    return _policies()[cfg.boundary_mode]
+    return _policies()[chunking.boundary_mode]

@@ -30,21 +30,22 @@ def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
     end i): embedded and stored on first use (resumable batch by batch), once per run."""
     def compute() -> list[float]:
         units = rs.units(doc_id)
-        namespace = rs.ns("embeddings", cfg.embeddings.replace(".", "_"))
+        namespace = rs.ns("embeddings", cfg.embedding.provider.replace(".", "_"))
         depths = document_depths(rs.store, namespace, sentence_texts(units.text, units.sentences),
                                  get_embeddings(cfg.embeddings), signal=signal_for(cfg.embeddings),
                                  batch_size=cfg.embed_batch_size)
         # the depths are stored: the vectors only served a resume mid-embedding
-        drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embed_batch_size)
+        drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embedding.batch_size)
         return depths
-    return rs.memo.get(("depths", doc_id, cfg.embeddings), compute)
+    return rs.memo.get(("depths", doc_id, cfg.embedding.provider), compute)
 
 
 def run_peaks(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> frozenset[int]:
     """The gaps that may be offered as cuts: local maxima of depth above the document's
     own threshold (mean - `candidate_peak_std` x std of its maxima)."""
-    return rs.memo.get(("peaks", doc_id, cfg.embeddings, cfg.candidate_peak_std), lambda: frozenset(
-        own_count_gaps(run_depths(rs, cfg, doc_id), cfg.candidate_peak_std)))
+    std = cfg.chunking.candidate_peak_std
+    return rs.memo.get(("peaks", doc_id, cfg.embedding.provider, std), lambda: frozenset(
+        own_count_gaps(run_depths(rs, cfg, doc_id), std)))
 
 
 def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
@@ -53,7 +54,8 @@ def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[flo
     def compute() -> list[float]:
         depths, peaks = run_depths(rs, cfg, doc_id), run_peaks(rs, cfg, doc_id)
         return [d if i in peaks else _OUT for i, d in enumerate(depths)]
-    return rs.memo.get(("peak_depths", doc_id, cfg.embeddings, cfg.candidate_peak_std), compute)
+    key = ("peak_depths", doc_id, cfg.embedding.provider, cfg.chunking.candidate_peak_std)
+    return rs.memo.get(key, compute)
 
 
 def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Candidate]:
@@ -62,7 +64,7 @@ def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Can
     units = rs.units(state["doc_id"])
     cuts = candidates(units.sentences, run_peak_depths(rs, cfg, state["doc_id"]), cursor=state["cursor"],
                       window_end=state["window_end"], min_end=state["min_end"],
-                      shown_end=state["shown_end"], k=cfg.candidate_count)
+                      shown_end=state["shown_end"], k=cfg.chunking.candidate_count)
     peel = peel_of(rs, state["doc_id"], state["cursor"])
     kept = [c for c in cuts if c.depth != _OUT and (peel is None or peel.allows(c.offset))]
     return [dataclasses.replace(c, number=n) for n, c in enumerate(kept, start=1)]

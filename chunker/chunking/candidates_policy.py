@@ -26,7 +26,7 @@ class CandidatesPolicy(BoundaryPolicy):
         # of the signal past `lo`, it grows by more than one unit per step, up to the cap.
         peaks = run_peaks(w.rs, w.cfg, w.state["doc_id"])
         allowed = w.peel.allows if w.peel else None
-        while end < stop and tokens < w.cfg.max_chunk_tokens and not has_candidate(
+        while end < stop and tokens < w.cfg.chunking.max_chunk_tokens and not has_candidate(
                 w.units, peaks, lo, end, allowed):
             end = step(end)
             tokens = measure(end)
@@ -59,7 +59,8 @@ class CandidatesPolicy(BoundaryPolicy):
             cut = deepest_in_window(s, w.rs, w.cfg)
             return None if cut is None else (cut.offset, "deepest")
         cut = next((c for c in offered(s, w.rs, w.cfg) if c.number == number), None)
-        if cut is not None and count_tokens(w.units.text[s["cursor"]:cut.offset]) <= w.cfg.max_chunk_tokens:
+        cap = w.cfg.chunking.max_chunk_tokens
+        if cut is not None and count_tokens(w.units.text[s["cursor"]:cut.offset]) <= cap:
             return cut.offset, "match"
         return None  # a number that was not offered
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePath
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import ChunkingSettings
 from chunker.document.markdown_query import covering
 from chunker.document.structure import (DocumentStructure, kind_of, parse_structure, safe_cut, section_of,
                                         table_header, table_row_cuts)
@@ -28,7 +28,7 @@ MARKDOWN_SUFFIXES = (".md", ".markdown")
 _KIND = "structure"
 
 
-def markdown_structure(cfg: ChunkerSettings, path: str | None, text: str) -> DocumentStructure | None:
+def markdown_structure(chunking: ChunkingSettings, path: str | None, text: str) -> DocumentStructure | None:
     """The parse of a Markdown document, or None when the input is not read as Markdown.
 
     `structure="markdown"` always parses; `"none"` never does; `"auto"` parses a file whose
@@ -37,9 +37,9 @@ def markdown_structure(cfg: ChunkerSettings, path: str | None, text: str) -> Doc
     would misread plain text: a line starting with `#` (a hashtag, a shell comment) would
     become a heading, indented lines code blocks, a line of dashes a Setext underline.
     """
-    if cfg.structure == "none":
+    if chunking.structure == "none":
         return None
-    if cfg.structure == "markdown":
+    if chunking.structure == "markdown":
         return parse_structure(text)
     if path and PurePath(path).suffix.lower() in MARKDOWN_SUFFIXES:
         return parse_structure(text)

@@ -42,11 +42,12 @@ class PhrasePolicy(BoundaryPolicy):
         if s["window_end"] >= limit and not phrase:
             return limit, "end"  # the window holds the rest of the document
         # A null or blank phrase is a miss like any other: the boundary must be named.
-        if len(phrase) < w.cfg.min_boundary_chars:
+        if len(phrase) < w.cfg.chunking.min_boundary_chars:
             return None
         pos = find_phrase(text, phrase, s["min_end"], s["shown_end"])
         if pos is not None and w.peel is not None and not w.peel.allows(pos):
             pos = None  # inside a table, code block, formula or heading
-        if pos is not None and pos > s["cursor"] and count_tokens(text[s["cursor"]:pos]) <= w.cfg.max_chunk_tokens:
+        cap = w.cfg.chunking.max_chunk_tokens
+        if pos is not None and pos > s["cursor"] and count_tokens(text[s["cursor"]:pos]) <= cap:
             return pos, "match"
         return None  # a phrase not in the text past the minimum size

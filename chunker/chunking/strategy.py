@@ -19,6 +19,7 @@ import functools
 from typing import Literal
 
 from chunker.chunking.sections import level_after, promoted_count, start_levels, swept_count
+from chunker.config.sections import AggregationSettings
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.state.schema import ChunkerState
@@ -42,7 +43,8 @@ class TreeStrategy:
     uses_structure = False
     sweeps = True
 
-    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int, cfg: ChunkerSettings) -> SweepItems:
+    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int,
+                    agg: AggregationSettings) -> SweepItems:
         """The level's pending items that a sweep groups (here: all of them)."""
         return state["pending"][level], None, None
 
@@ -61,7 +63,8 @@ class PeelStrategy(TreeStrategy):
     name: Chosen = "peel"
     uses_structure = True
 
-    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int, cfg: ChunkerSettings) -> SweepItems:
+    def sweep_items(self, state: ChunkerState, rs: RunStore, level: int,
+                    agg: AggregationSettings) -> SweepItems:
         """All but the run of a section still being read (see `chunker.chunking.sections`),
         less a leading run too small for a group, which moves up a level."""
         items = state["pending"][level]
@@ -69,9 +72,9 @@ class PeelStrategy(TreeStrategy):
         if starts is None:
             return items, None, None
         end = level_after(rs, state, level)
-        n = swept_count(starts, end, cfg.min_group_size, cfg.max_group_size, cfg.summary_count_threshold,
+        n = swept_count(starts, end, agg.min_group_size, agg.max_group_size, agg.summary_count_threshold,
                         bool(state.get("finalizing")))
-        head = promoted_count(starts[:n], cfg.min_group_size)
+        head = promoted_count(starts[:n], agg.min_group_size)
         return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
 
 
@@ -87,12 +90,12 @@ def tree_strategy(state: ChunkerState) -> TreeStrategy:
 
 def flat_limit(cfg: ChunkerSettings) -> int:
     """The most tokens a document may hold to be built flat under `strategy=auto`."""
-    return int(cfg.flat_window_share * cfg.model_window)
+    return int(cfg.chunking.flat_window_share * cfg.llm.model_window)
 
 
 def choose_strategy(cfg: ChunkerSettings, text: str, structured: bool) -> Chosen:
-    if cfg.strategy != "auto":
-        return cfg.strategy  # type: ignore[return-value]
+    if cfg.chunking.strategy != "auto":
+        return cfg.chunking.strategy  # type: ignore[return-value]
     if not structured:
         return "full"
     limit = flat_limit(cfg)

@@ -69,7 +69,7 @@ def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, qui
     wall = time.perf_counter() - started
     stats = values.get("stats", {})
     if as_json or not quiet:
-        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.model, ctx.grounding))
+        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.llm.model, ctx.grounding))
     if not quiet and not as_json:
         Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
 
@@ -165,16 +165,16 @@ def run(
         if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
             settings = pdf_source.pdf_settings(doc, settings)
         ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings)
-        if ctx.pdf_source:
-            pdf = extract_source(doc, max_bytes=ctx.max_input_bytes)
+        if ctx.pdf.source:
+            pdf = extract_source(doc, max_bytes=ctx.input.max_bytes)
             text = pdf.text
         else:
-            text = read_document(doc, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
+            text = read_document(doc, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
         preflight(ctx)
-        if ctx.vision_model:
+        if ctx.llm.vision_model:
             preflight(ctx.with_(model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
-        run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf_source else ())
+        run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf.source else ())
         run_dir.acquire_lock()
     except (BadInput, ValueError, TypeError) as exc:
         raise fail(str(exc), EXIT_USAGE)
@@ -226,7 +226,7 @@ def resume(
             source = None  # names the PDF, checked above; check_source checks source.md
         check_source(run_dir, meta, source, ctx)
         preflight(ctx)
-        if ctx.vision_model:
+        if ctx.llm.vision_model:
             preflight(ctx.with_(model=ctx.vision_model))
         preflight_embeddings(ctx.embeddings)
         run_dir.acquire_lock()

@@ -90,7 +90,7 @@ def ask_command(
         cfg = NavigatorSettings(model=None if embeddings_only else model,
                                 embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves)
         if cfg.model is not None:
-            preflight(ChunkerSettings(model=cfg.model).resolve())
+            preflight(ChunkerSettings(model=cfg.model))
         if embeddings not in BM25_SPECS:
             preflight_embeddings(embeddings)
     except (ValueError, NavigationError, ModelUnavailable) as exc:

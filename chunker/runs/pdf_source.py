@@ -44,7 +44,7 @@ def meta_fields(src: PdfSource) -> dict:
 def announce(ctx: ChunkerSettings, src: PdfSource) -> None:
     """One note per run: text only without a vision model, and which pages are scans."""
     scanned = src.scanned_pages
-    if ctx.vision_model is None:
+    if ctx.llm.vision_model is None:
         line = "no --vision-model: PDF pages are read as text only"
         if scanned:
             line += (f"; scanned page(s) {', '.join(map(str, scanned))} have no text layer and become "
@@ -67,7 +67,7 @@ def prepare_resume(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerS
             relocate_pdf(run.path, moved_to)
     source = run.path / SOURCE_FILE
     if not source.exists():
-        src = extract_source(Path(meta["pdf"]), max_bytes=ctx.max_input_bytes)
+        src = extract_source(Path(meta["pdf"]), max_bytes=ctx.input.max_bytes)
         digest = hashlib.sha256(src.text.encode("utf-8", "surrogatepass")).hexdigest()
         if digest != meta.get("source_sha256"):
             raise RunDirError(f"{meta['pdf']} no longer extracts to the text the run started on; "

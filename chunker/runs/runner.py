@@ -42,7 +42,8 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
         saver = PruningSqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()
-        yield build_graph(saver, store, llm_retry=llm_retry_policy(ctx.llm_max_attempts, ctx.llm_retry_initial_s))
+        retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
+        yield build_graph(saver, store, llm_retry=retry)
     finally:
         ck.close()
         st.close()
@@ -59,7 +60,7 @@ def settings_from_meta(meta: dict, run: RunDir) -> ChunkerSettings:
 
 def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str) -> dict:
     config = {k: v for k, v in ctx.flat_dict().items() if k != "run_dir"}
-    return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.model,
+    return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
             "config": config, "thread_id": thread_id, "tool_version": __version__,
             "started_at": now(), "finished_at": None}
 
@@ -73,7 +74,7 @@ def check_source(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerSet
         if moved_to is not None:
             raise RunDirError(f"no such file: {path}")
         return  # `execute` needs it only when no checkpoint holds the text yet
-    text = read_document(path, encoding=ctx.encoding, max_bytes=ctx.max_input_bytes)
+    text = read_document(path, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
     digest = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
     if digest != meta.get("source_sha256"):
         raise RunDirError(f"{path} has changed since the run started (its content hash differs); "
