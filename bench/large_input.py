@@ -37,7 +37,7 @@ def main() -> None:
         del text, base
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerSettings(model="scripted", run_dir=str(run.path))
+        ctx = ChunkerSettings(model="scripted")
         run.write_meta(new_meta(str(doc), ctx, "large"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(doc)}, "large")

@@ -36,7 +36,7 @@ def run_once(doc: Path, order: str) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerSettings(model="local", run_dir=str(run.path), background_order=order)
+        ctx = ChunkerSettings(model="local", background_order=order)
         run.write_meta(new_meta(str(doc), ctx, "bench"))
         timings: list[dict] = []
         original = llamacpp.ChatLlamaCppLocal._generate

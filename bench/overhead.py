@@ -37,7 +37,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         src.write_text(text, encoding="utf-8")
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
-        ctx = ChunkerSettings(model=model, run_dir=str(run.path), **extra)
+        ctx = ChunkerSettings(model=model, **extra)
         run.write_meta(new_meta(str(src), "0" * 64, ctx, "bench"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(src)}, "bench")

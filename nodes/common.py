@@ -27,7 +27,8 @@ def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStor
 
 
 def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
-    return RunStore(store_of(runtime), run_key, runs_of(runtime.context).memo(run_key))
+    runs = runs_of(runtime.context)
+    return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:

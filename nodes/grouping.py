@@ -41,7 +41,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
     dips = state.get("group_dips")
     if dips is None:
-        embeddings = get_embeddings(cfg.embeddings) if cfg.embeddings else None
+        embeddings = get_embeddings(cfg.embedding.provider) if cfg.embedding.provider else None
         dips = summary_dips(summaries, embeddings) if embeddings is not None else []
     if starts is not None and has_breaks(starts):  # the headings decide: no call
         return {"proposed": section_groups(starts, dips, agg.min_group_size, agg.max_group_size, after),
@@ -53,8 +53,8 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                           hints=break_hints(dips, n, agg.max_group_size),
                           nudge=state.get("group_nudge", ""))
     background = block_background(rs, cfg.background, level, state.get("latest") or [])
-    result = call_llm(cfg, node="group_summaries", task="group", user=user, background=background,
-                      writer=runtime.stream_writer, memo=rs)
+    result = call_llm(cfg.llm, node="group_summaries", task="group", user=user, background=background,
+                      writer=runtime.stream_writer, memo=rs, calls_dir=rs.out_dir)
     groups = result.parsed.groups if result.parsed else None
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}
 

@@ -31,13 +31,13 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     original_tokens = count_tokens(original)
     background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
     leaf = leaf_structure(rs, state["doc_id"], start, end)  # Markdown: heading path, kind
-    pdf = chunk_pages(cfg, (start, end))  # PDF runs: pages, scan flags, images for the vision model
+    pdf = chunk_pages(cfg, (start, end), rs.out_dir)  # PDF runs: pages, scan flags, images for the vision model
     if asked:
-        result = call_llm(cfg, node="rewrite_chunk", task=task,
+        result = call_llm(cfg.llm, node="rewrite_chunk", task=task,
                           user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
                           background=background,
                           writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
-                          max_output_tokens=int(1.3 * original_tokens) + 96)
+                          max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.out_dir)
     else:  # the profile's model never writes a usable rewrite: the original is the text
         result = CallResult(parsed=None, stats={"extracted.rewrite": 1})
     stats = {**pdf.stats, **result.stats}
@@ -52,8 +52,8 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats["pdf.ungrounded_transcriptions"] = 1
     else:
         # names and numbers must come from the chunk or from what it was shown before it
-        kept = bool(rewritten) and grounded(cfg, "rewrite", rewritten, [original, background], stats,
-                                            result.log_id)
+        kept = bool(rewritten) and grounded(cfg.grounding, "rewrite", rewritten, [original, background],
+                                            stats, result.log_id, calls_dir=rs.out_dir)
     if not kept:
         # Fallback: the original itself is always a faithful (if unresolved) text.
         rewritten = " ".join(original.split())

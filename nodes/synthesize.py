@@ -49,20 +49,25 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
         result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
     else:
         user = prompts.render("synthesize", children=children_text(children, full_budget))
-        result = call_llm(cfg, node="synthesize_block", task="synthesize", user=user,
-                          background=background, writer=runtime.stream_writer, memo=rs)
+        # an in-process model's cap: a block is about as long as a chunk
+        result = call_llm(cfg.llm, node="synthesize_block", task="synthesize", user=user,
+                          background=background, writer=runtime.stream_writer, memo=rs,
+                          max_output_tokens=max(256, round(1.5 * cfg.chunking.max_chunk_tokens)),
+                          calls_dir=rs.out_dir)
     stats = dict(result.stats)
     answer = result.parsed
     block_text = (answer.rewritten.strip() if answer else "")
     summary = clean_line(answer.summary if answer else "")
     evidence = [c.rewritten for c in children] + [c.summary for c in children]
-    if grounded(cfg, "synthesize", block_text, evidence, stats, result.log_id):
+    if grounded(cfg.grounding, "synthesize", block_text, evidence, stats, result.log_id,
+                calls_dir=rs.out_dir):
         stats["kept.synthesize"] = 1
     else:  # the children's own summaries, in order, say what the section holds
         block_text = "\n\n".join(c.summary for c in children)
         if asked:
             stats["fallback.synthesize"] = 1
-    summary_kept = grounded(cfg, "block_summary", summary, evidence, stats, result.log_id)
+    summary_kept = grounded(cfg.grounding, "block_summary", summary, evidence, stats, result.log_id,
+                            calls_dir=rs.out_dir)
     if summary_kept:
         summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.block_summary"] = 1

@@ -19,8 +19,9 @@ from chunker.output.writer import foreign_stems, write_tree
 from chunker.state.schema import ChunkerState
 
 # Fields that describe where a run happens, not what it computes: they stay out of
-# hierarchy.json so that the same input and settings give byte-identical trees.
-_LOCAL_FIELDS = {"run_dir", "return_tree"}
+# hierarchy.json so that the same input and settings give byte-identical trees (the run's
+# folder is no setting at all: `RunStore.out_dir`).
+_LOCAL_FIELDS = {"return_tree"}
 
 
 def public_config(cfg) -> dict:
@@ -41,11 +42,14 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     overview(rs, cfg, state["root_id"])
     hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                          state["root_id"], meta, cfg.slug_max_length,
-                         taken=foreign_stems(cfg.run_dir) if cfg.run_dir else None)
-    if cfg.run_dir:
+                         taken=foreign_stems(rs.out_dir) if rs.out_dir else None)
+    if rs.out_dir:
         title = Path(source).stem if source else "Document"
-        write_tree(cfg.run_dir, hierarchy, title)
-    return {"tree": hierarchy.model_dump(mode="json") if cfg.return_tree else None}
+        write_tree(rs.out_dir, hierarchy, title)
+    return_tree = cfg.output.return_tree
+    if return_tree is None:  # served or embedded: the output is the only way out
+        return_tree = rs.out_dir is None
+    return {"tree": hierarchy.model_dump(mode="json") if return_tree else None}
 
 
 def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:

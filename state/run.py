@@ -60,13 +60,18 @@ class RunMemo:
 
 
 class RunRegistry:
-    """The memos of the runs of one invocation (usually one run), and the store a graph
-    compiled without one falls back to."""
+    """The memos of the runs of one invocation (usually one run), the store a graph
+    compiled without one falls back to, and where the invocation writes its files."""
 
-    def __init__(self) -> None:
+    def __init__(self, out_dir: str | None = None) -> None:
         self._lock = threading.Lock()
         self._memos: dict[str, RunMemo] = {}
         self._fallback_store: BaseStore | None = None
+        self.out_dir = out_dir
+        """The run's folder (the tree, the call log, a PDF's page map), set by whoever
+        invokes the graph on one (`chunker.runs.runner.execute`). None when served or
+        embedded: nothing is written, and the tree is returned in the graph's output.
+        Where a run happens is no setting: it stays out of the settings and their hash."""
 
     def memo(self, run_key: str) -> RunMemo:
         with self._lock:

@@ -25,11 +25,13 @@ def node_id(level: int, index: int) -> str:
 
 @dataclass(frozen=True)
 class RunStore:
-    """One run's view of a shared store, with the run's memo of derived values."""
+    """One run's view of a shared store, with the run's memo of derived values and the
+    folder it writes to (`RunRegistry.out_dir`; None: nothing is written)."""
 
     store: BaseStore
     run_key: str
     memo: RunMemo = field(default_factory=RunMemo, compare=False, repr=False)
+    out_dir: str | None = field(default=None, compare=False)
 
     def ns(self, *parts: str) -> tuple[str, ...]:
         return ("chunker", self.run_key, *parts)

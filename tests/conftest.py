@@ -32,11 +32,13 @@ def scripted(**kwargs) -> str:
     return spec
 
 
-def run_text(text: str, model: str | None = None, store=None, **cfg):
-    """Run the whole graph in-process; returns (final state, store)."""
+def run_text(text: str, model: str | None = None, store=None, out_dir: str | None = None, **cfg):
+    """Run the whole graph in-process (writing the tree and call log to `out_dir`, if given);
+    returns (final state, store)."""
     store = store if store is not None else InMemoryStore()
     graph = build_graph(store=store, llm_retry=llm_retry_policy(cfg.pop("attempts", 1), 0.0))
     ctx = ChunkerSettings(model=model or scripted(), **cfg)
+    ctx.run_registry().out_dir = out_dir
     out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
     return out, store
 

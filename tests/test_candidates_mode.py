@@ -125,7 +125,7 @@ def test_whole_runs_stay_lossless_and_count_every_outcome(faults):
     out, _ = run_text(CHOI.text, spec, min_chunk_tokens=40, max_chunk_tokens=300,
                       embeddings="lexical", boundary_mode="candidates")
     assert_lossless(out["tree"], CHOI.text)
-    s, fired = out["stats"], get_model(ChunkerSettings(model=spec)).fired
+    s, fired = out["stats"], get_model(ChunkerSettings(model=spec).llm).fired
     n = lambda key: s.get(key, 0)  # noqa: E731
     outcomes = {leaf["boundary"] for leaf in leaves(out["tree"])}
     # each leaf's outcome is counted once; forced splits count as forced_splits

@@ -29,7 +29,7 @@ def test_the_candidates_request_carries_the_number_schema(stub):
     cfg = ChunkerSettings(model="ollama:qwen3:8b", embeddings="lexical")
     user = ("<window>\nA first topic ends here. [1] A second one begins.\n</window>\n"
             "<lookahead>\nMore of it.\n</lookahead>")
-    result = call_llm(cfg, node="check_completeness", task="completeness_candidates", user=user,
+    result = call_llm(cfg.llm, node="check_completeness", task="completeness_candidates", user=user,
                       background="")
     request = stub.chat_requests()[-1]
     schema = request["format"]

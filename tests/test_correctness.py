@@ -33,7 +33,7 @@ def test_every_rewrite_after_the_first_sees_its_predecessor(tmp_path, source):
     """Defect 1: with the default settings the predecessor never fitted the budget."""
     text = (CINDERELLA.read_text() if source == "cinderella"
             else (SHARED / "emma" / "emma.md").read_text()[:60_000])
-    out, _ = run_text(text, model="scripted", run_dir=str(tmp_path), return_tree=True)
+    out, _ = run_text(text, model="scripted", out_dir=str(tmp_path), return_tree=True)
     tree_leaves = leaves(out["tree"])
     prompts = _rewrite_prompts(tmp_path)
     assert len(prompts) == len(tree_leaves) >= 3
@@ -96,13 +96,13 @@ def test_a_crash_during_a_repair_reissues_one_call():
     spec = scripted(faults={"invalid_json": 1.0}, fail_calls=[2])
     cfg = ChunkerSettings(model=spec)
     rs = RunStore(InMemoryStore(), "run")
-    model = get_model(cfg)
+    model = get_model(cfg.llm)
     kwargs = dict(node="check_completeness", task="completeness", background="",
                   user="<window>\nSome text.\n</window>\n<lookahead>\nMore.\n</lookahead>", memo=rs)
     with pytest.raises(ConnectionError):
-        call_llm(cfg, **kwargs)  # call 1: invalid; call 2 (the repair): the crash
+        call_llm(cfg.llm, **kwargs)  # call 1: invalid; call 2 (the repair): the crash
     assert model._calls == 2
-    result = call_llm(cfg, **kwargs)  # the node runs again after resume
+    result = call_llm(cfg.llm, **kwargs)  # the node runs again after resume
     assert model._calls == 3  # only the repair was sent again
     assert result.stats["calls.total"] == 2 and result.stats["repairs"] == 1  # both calls counted
 

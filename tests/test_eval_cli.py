@@ -191,7 +191,7 @@ def test_boundary_only_mode_routes_only_completeness_to_the_model(tmp_path):
     _eval("segmentation", doc, "-m", "scripted", "--boundary-only", "-b", "random", "-o", tmp_path, "-q")
     data = json.loads((tmp_path / "segmentation.json").read_text())
     assert data["model"] == "boundary-only:scripted" and data["documents"][0]["methods"]["chunker"]["segments"] >= 1
-    model = get_model(ChunkerSettings(model="boundary-only:scripted"))
+    model = get_model(ChunkerSettings(model="boundary-only:scripted").llm)
     assert isinstance(model, BoundaryOnlyModel)
     calls = []
 

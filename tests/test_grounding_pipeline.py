@@ -17,7 +17,7 @@ INVENTED_BLOCK = "The story of the two sisters. It's about how they fell ill and
 
 def _run(tmp_path, **model):
     text = CINDERELLA.read_text()
-    out, _ = run_text(text, model=scripted(**model), run_dir=str(tmp_path), return_tree=True,
+    out, _ = run_text(text, model=scripted(**model), out_dir=str(tmp_path), return_tree=True,
                       min_chunk_tokens=150, max_chunk_tokens=500, summary_count_threshold=3)
     return text, out
 

@@ -73,7 +73,7 @@ def one_thread_unless_told():
 
 @pytest.fixture(scope="module")
 def ctx():
-    return ChunkerSettings(model="local")
+    return ChunkerSettings(model="local").llm
 
 
 @pytest.fixture(scope="module")
@@ -95,7 +95,7 @@ def test_locates_the_gguf_in_the_wheel():
 def test_registry_builds_the_local_model(ctx, model):
     built = get_model(ctx)
     assert isinstance(built, ChatLlamaCppLocal)
-    assert built.model_path == model.model_path and built.n_ctx == ctx.llm.model_window
+    assert built.model_path == model.model_path and built.n_ctx == ctx.model_window
 
 
 @pytest.mark.parametrize("schema", sorted({s for s in SCHEMAS.values()}, key=lambda s: s.__name__),

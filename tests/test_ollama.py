@@ -21,7 +21,7 @@ def stub(serve):
 
 def test_request_sent_to_ollama(stub):
     ctx = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5)
-    result = call_llm(ctx, node="check_completeness", task="completeness",
+    result = call_llm(ctx.llm, node="check_completeness", task="completeness",
                       user="<window>\nText.\n</window>", background="")
     assert result.parsed == Completeness(complete=True, boundary_phrase=None)
     req = stub.chat_requests()[-1]
@@ -33,7 +33,7 @@ def test_request_sent_to_ollama(stub):
     # usage is what the server reported for this request (its word counts), not a guess
     assert result.stats["tokens.prompt"] == prompt_words(req) > 0
     assert result.stats["tokens.completion"] == len(stub.answer_for(req).split())
-    longer = call_llm(ctx, node="check_completeness", task="completeness",
+    longer = call_llm(ctx.llm, node="check_completeness", task="completeness",
                       user="<window>\n" + "Text. " * 40 + "\n</window>", background="")
     assert longer.stats["tokens.prompt"] == prompt_words(stub.chat_requests()[-1])
     assert longer.stats["tokens.prompt"] == result.stats["tokens.prompt"] + 39
@@ -41,14 +41,14 @@ def test_request_sent_to_ollama(stub):
 
 def test_bare_name_means_ollama(stub):
     ctx = ChunkerSettings(model="qwen3:8b")
-    call_llm(ctx, node="n", task="completeness", user="x", background="")
+    call_llm(ctx.llm, node="n", task="completeness", user="x", background="")
     assert stub.chat_requests()[-1]["model"] == "qwen3:8b"
 
 
 def test_invalid_json_is_repaired_then_falls_back(stub):
     stub.content = '{"complete": tru'
     ctx = ChunkerSettings(model="ollama:qwen3:8b")
-    result = call_llm(ctx, node="n", task="completeness", user="x", background="")
+    result = call_llm(ctx.llm, node="n", task="completeness", user="x", background="")
     assert result.parsed is None and result.stats["repairs"] == 1
     assert len(stub.chat_requests()) == 2
 

@@ -10,7 +10,7 @@ from importlib.metadata import entry_points
 
 import pytest
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.settings import ChunkerSettings, LLMSettings
 from chunker.llm import registry
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.invoke import call_llm
@@ -26,8 +26,8 @@ def stub(serve):
     return serve(OpenAIStub(models=["stub-model"]))
 
 
-def _settings(**kw) -> ChunkerSettings:
-    return ChunkerSettings(model="openai:stub-model", llm_timeout_s=5, **kw)
+def _settings(**kw) -> LLMSettings:
+    return ChunkerSettings(model="openai:stub-model", llm_timeout_s=5, **kw).llm
 
 
 def test_prefixes_route_to_their_backends():
@@ -52,7 +52,7 @@ def test_scripted_is_an_entry_point_plugin_not_a_built_in():
     names = {ep.name: ep.value for ep in entry_points(group=registry.ENTRY_POINT_GROUP)}
     assert names.get("scripted") == "chunker.testing.scripted:make_scripted_model"
     assert "scripted" not in registry.MODELS.built_ins
-    model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0"))
+    model = get_model(ChunkerSettings(model="scripted:seed=7,delay_ms=0").llm)
     assert isinstance(model, ScriptedChatModel) and model.seed == 7
 
 
@@ -60,7 +60,7 @@ def test_unset_model_is_an_error():
     with pytest.raises(ValueError, match="no model is set"):  # settings without one cannot exist
         ChunkerSettings(model="")
     with pytest.raises(ModelUnavailable, match="no model set"):
-        preflight(ChunkerSettings(model=" "))
+        preflight(ChunkerSettings(model=" ").llm)
 
 
 def test_request_carries_the_json_schema_and_usage_comes_from_the_server(stub):

@@ -31,8 +31,7 @@ def _run(tmp_path: Path, model: str) -> Path:
     out = tmp_path / "out"
     run = RunDir(out)
     run.prepare_new(force=False)
-    ctx = ChunkerSettings(model=model, run_dir=str(run.path), min_chunk_tokens=150,
-                         max_chunk_tokens=500)
+    ctx = ChunkerSettings(model=model, min_chunk_tokens=150, max_chunk_tokens=500)
     run.write_meta(new_meta(str(CINDERELLA), "0" * 64, ctx, "t"))
     execute(run, ctx, {"path": str(CINDERELLA)}, "t")
     return out

@@ -36,7 +36,7 @@ def run(text: str, mode: str, faults: dict, seed: int, **cfg) -> tuple[dict, dic
     """A whole run; returns (final state, how many answers each fault changed)."""
     spec = scripted(faults=faults, seed=seed)
     out, _ = run_text(text, spec, boundary_mode=mode, **cfg)
-    fired = get_model(ChunkerSettings(model=spec)).fired
+    fired = get_model(ChunkerSettings(model=spec).llm).fired
     if currently_in_test_context():  # --hypothesis-show-statistics: how often faults acted
         event("faults acted: " + (" ".join(sorted(fired)) or "none"))
     return out, fired

@@ -81,7 +81,7 @@ def acme_plugin(tmp_path, monkeypatch):
 
 def test_third_party_entry_points_of_both_groups_are_found(acme_plugin):
     assert backend_prefix("acme:big-model") == "acme"
-    settings = ChunkerSettings(model="acme:big-model")
+    settings = ChunkerSettings(model="acme:big-model").llm
     preflight(settings)  # no check registered: building the model is the check
     model = get_model(settings)
     assert model.invoke("hello").content == "acme:big-model"  # the plugin got the spec string

@@ -94,11 +94,12 @@ def test_flat_dotted_and_nested_construction_are_equal():
 def test_every_section_field_has_one_flat_name_in_run_json_order():
     paths = [f"{s}.{f}" for s in SECTION_NAMES
              for f in ChunkerSettings.model_fields[s].annotation.model_fields]
-    assert sorted(paths + ["run_dir"]) == sorted(FLAT_KEYS.values())
+    assert sorted(paths) == sorted(FLAT_KEYS.values())
     cfg = ChunkerSettings(model="scripted")
-    # model_tasks took extractive_summaries' place (7be7e6c); every other name kept its own
-    assert tuple(cfg.flat_dict()) == tuple(TODAY.get(n, n) for n in ROUND_2_ORDER)
-    assert set(FLAT_KEYS) - {"run_dir"} == {TODAY.get(n, n) for n in ROUND_2_CONFIG}
+    # model_tasks took extractive_summaries' place (7be7e6c); run_dir, the run's folder, is no
+    # setting now (RunRegistry.out_dir; hierarchy.json never listed it); every other name kept its own
+    assert tuple(cfg.flat_dict()) == tuple(TODAY.get(n, n) for n in ROUND_2_ORDER if n != "run_dir")
+    assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG}
 
 
 def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
@@ -106,8 +107,9 @@ def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
     assert (tiny.llm.model_window, tiny.chunking.min_chunk_tokens, tiny.llm.model_tasks) == (4096, 250, ())
     unset = ChunkerSettings(model="local", min_chunk_tokens=None)
     assert unset.chunking.min_chunk_tokens == 250  # None: the profile's
-    assert ChunkerSettings(model="scripted", run_dir="/tmp/x").output.return_tree is False
-    assert ChunkerSettings(model="scripted").output.return_tree is True
+    assert ChunkerSettings(model="scripted").output.return_tree is None  # None: when there is no folder
+    # a context or an old run.json may still name the run's folder: dropped, it is no setting
+    assert ChunkerSettings(model="scripted", run_dir="/tmp/x") == ChunkerSettings(model="scripted")
     monkeypatch.setattr(settings_module, "local_embeddings_installed", lambda: False)
     assert ChunkerSettings(model="qwen3:8b").embedding.provider == "lexical"  # the profile's `auto`
     monkeypatch.setattr(settings_module, "local_embeddings_installed", lambda: True)
@@ -257,11 +259,11 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):
-    from chunker.runs.rundir import RunDir
     from chunker.runs.runner import settings_from_meta
 
-    meta = {"config": {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True}}
-    assert settings_from_meta(meta, RunDir(tmp_path)).llm.model_tasks == ("boundary", "rewrite", "group")
+    meta = {"config": {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True,
+                       "run_dir": str(tmp_path)}}  # an older run.json's folder: dropped
+    assert settings_from_meta(meta).llm.model_tasks == ("boundary", "rewrite", "group")
     assert ChunkerSettings(model="local", extractive_summaries=False).llm.model_tasks == (
         "boundary", "rewrite", "summary", "group", "synthesis")
     assert parse_assignments(["extractive_summaries=true"]) == {"extractive_summaries": True}

@@ -145,7 +145,7 @@ def run(
     from chunker.document.pdf_model import is_pdf
     from chunker.document.pdf_source import extract_source
     from chunker.embeddings import preflight_embeddings
-    from chunker.llm.registry import preflight
+    from chunker.llm.registry import preflight, with_model
 
     _setup_logging(quiet, verbose)
     started = time.perf_counter()
@@ -164,16 +164,16 @@ def run(
                     **{k: v for k, v in flags.items() if v is not None}}
         if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
             settings = pdf_source.pdf_settings(doc, settings)
-        ctx = ChunkerSettings(model=model, run_dir=str(run_dir.path), **settings)
+        ctx = ChunkerSettings(model=model, **settings)
         if ctx.pdf.source:
             pdf = extract_source(doc, max_bytes=ctx.input.max_bytes)
             text = pdf.text
         else:
             text = read_document(doc, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
-        preflight(ctx)
+        preflight(ctx.llm)
         if ctx.llm.vision_model:
-            preflight(ctx.with_(model=ctx.vision_model))
-        preflight_embeddings(ctx.embeddings)
+            preflight(with_model(ctx.llm, ctx.llm.vision_model))
+        preflight_embeddings(ctx.embedding.provider)
         run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf.source else ())
         run_dir.acquire_lock()
     except (BadInput, ValueError, TypeError) as exc:
@@ -206,7 +206,7 @@ def resume(
     from chunker.runs import pdf_source
     from chunker.runs.runner import check_source, settings_from_meta
     from chunker.embeddings import preflight_embeddings
-    from chunker.llm.registry import preflight
+    from chunker.llm.registry import preflight, with_model
 
     _setup_logging(quiet, verbose)
     started = time.perf_counter()
@@ -216,7 +216,7 @@ def resume(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
-        ctx = settings_from_meta(meta, run_dir)
+        ctx = settings_from_meta(meta)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
@@ -225,10 +225,10 @@ def resume(
             pdf_source.prepare_resume(run_dir, meta, source, ctx)
             source = None  # names the PDF, checked above; check_source checks source.md
         check_source(run_dir, meta, source, ctx)
-        preflight(ctx)
+        preflight(ctx.llm)
         if ctx.llm.vision_model:
-            preflight(ctx.with_(model=ctx.vision_model))
-        preflight_embeddings(ctx.embeddings)
+            preflight(with_model(ctx.llm, ctx.llm.vision_model))
+        preflight_embeddings(ctx.embedding.provider)
         run_dir.acquire_lock()
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)

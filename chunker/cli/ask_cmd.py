@@ -69,9 +69,9 @@ def ask_command(
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
     """Answer a question by walking the tree from its root summary down to a passage."""
-    from chunker.config.settings import ChunkerSettings
     from chunker.llm.errors import ModelUnavailable
     from chunker.llm.registry import preflight
+    from chunker.navigation.llm import llm_settings
     from chunker.embeddings.registry import preflight_embeddings
     from chunker.graph.navigator_ask import ask
     from chunker.navigation.search import BM25_SPECS
@@ -90,7 +90,7 @@ def ask_command(
         cfg = NavigatorSettings(model=None if embeddings_only else model,
                                 embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves)
         if cfg.model is not None:
-            preflight(ChunkerSettings(model=cfg.model))
+            preflight(llm_settings(cfg))
         if embeddings not in BM25_SPECS:
             preflight_embeddings(embeddings)
     except (ValueError, NavigationError, ModelUnavailable) as exc:

@@ -24,7 +24,8 @@ from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, flat_name, flatten
 from chunker.config.settings import ChunkerSettings
 
 NOT_FROM_TEXT = ("model", "run_dir")
-"""Set by `--model` and `--output-dir`, never by `--set` or a config file."""
+"""Set by `--model` and `--output-dir`, never by `--set` or a config file (`run_dir`, the
+old name of the run's folder, is no setting at all now, but the hint still helps)."""
 
 
 _LEGACY_ANNOTATIONS: dict[str, Any] = {"extractive_summaries": bool | None}

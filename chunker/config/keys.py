@@ -20,12 +20,8 @@ SECTION_NAMES = ("llm", "chunking", "embedding", "background", "aggregation", "g
                  "pdf", "input", "output")
 """The sections of `ChunkerSettings`, each a frozen model (config/sections.py)."""
 
-TOP_LEVEL = ("run_dir",)
-"""Settings outside any section (phase 2 takes `run_dir` out of the graph's context)."""
-
 FLAT_KEYS: dict[str, str] = {
     "model": "llm.model",
-    "run_dir": "run_dir",
     "encoding": "input.encoding",
     "max_input_bytes": "input.max_bytes",
     "min_chunk_tokens": "chunking.min_chunk_tokens",
@@ -78,9 +74,12 @@ FLAT_KEYS: dict[str, str] = {
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}
 """Dotted path -> flat name."""
 
-LEGACY_KEYS: dict[str, str] = {"extractive_summaries": "llm.extractive_summaries"}
-"""Round 2's names that old run.json and config files still carry: accepted, and turned into
-today's settings before validation (`ChunkerSettings`)."""
+LEGACY_KEYS: dict[str, str] = {"extractive_summaries": "llm.extractive_summaries",
+                               "run_dir": "run_dir"}
+"""Names that old run.json files and contexts still carry: accepted, and turned into today's
+settings before validation (`ChunkerSettings`). Round 2's `extractive_summaries` becomes
+`model_tasks`; `run_dir`, the run's folder, is dropped: where a run writes is the
+invocation's (`RunRegistry.out_dir`), not a setting."""
 
 
 def _unknown(key: str) -> SettingsError:
@@ -133,6 +132,6 @@ def nest(flat: Mapping) -> dict:
     """Flat names as the nested mapping `ChunkerSettings`' fields take (every section present)."""
     out: dict = {name: {} for name in SECTION_NAMES}
     for name, value in flat.items():
-        section, _, field = FLAT_KEYS[name].rpartition(".")
-        (out[section] if section else out)[field] = value
+        section, _, field = FLAT_KEYS[name].partition(".")
+        out[section][field] = value
     return out

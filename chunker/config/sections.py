@@ -218,8 +218,9 @@ class OutputSettings(BaseModel):
 
     model_config = SECTION_CONFIG
 
-    return_tree: bool
-    """Put the whole tree in the graph output. Default: only when `run_dir` is None."""
+    return_tree: bool | None = None
+    """Put the whole tree in the graph output. None (the default): only when the run has no
+    folder to write it to (served or embedded; `RunRegistry.out_dir` is None)."""
     summary_max_chars: int = 400
     """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
     slug_max_length: int = 60

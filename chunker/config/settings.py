@@ -4,8 +4,9 @@ Every threshold is a named field of one section (config/sections.py). Settings m
 given flat (`min_chunk_tokens=40`, as run.json and config files spell them), dotted
 (`chunking.min_chunk_tokens`) or nested; see config/keys.py. Validation resolves them
 once: size fields left out (or `None`) take the model profile's value
-(config/profiles.py), `embeddings: auto` becomes `local` or `lexical`, and `return_tree`
-follows `run_dir`. So every `ChunkerSettings` that exists is complete and valid.
+(config/profiles.py) and `embeddings: auto` becomes `local` or `lexical`. So every
+`ChunkerSettings` that exists is complete and valid. Where a run writes its files is not
+a setting: it is the invocation's (`RunRegistry.out_dir`, state/run.py).
 """
 
 from __future__ import annotations
@@ -51,9 +52,6 @@ class ChunkerSettings(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid", use_attribute_docstrings=True,
                               json_schema_extra=_flat_aliases)
 
-    run_dir: str | None = None
-    """Folder for the run's files (outputs, call log). `None` when served or embedded:
-    then the tree is returned in the graph's output instead of written to disk."""
     llm: LLMSettings
     """The model and how it is called."""
     chunking: ChunkingSettings
@@ -73,9 +71,9 @@ class ChunkerSettings(BaseModel):
     output: OutputSettings
     """What the tree's files and the graph's output hold."""
 
-    # the derived values of this invocation's runs (state/run.py): held here because the
-    # context is the one object per invocation; not a setting (equal whatever it holds, and
-    # outside the hash)
+    # the derived values of this invocation's runs and their folder (state/run.py): held
+    # here because the context is the one object per invocation; not a setting (equal
+    # whatever it holds, and outside the hash)
     _runs: RunRegistry = PrivateAttr(default_factory=RunRegistry)
 
     def __init__(self, **data: Any) -> None:
@@ -90,6 +88,7 @@ class ChunkerSettings(BaseModel):
         if not isinstance(data, dict):
             return data  # an instance, or a type error for pydantic to report
         flat = flatten(data)
+        flat.pop("run_dir", None)  # the run's folder, no setting now (RunRegistry.out_dir)
         _legacy_extractive(flat)
         model = flat.get("model")
         if not model:
@@ -98,8 +97,6 @@ class ChunkerSettings(BaseModel):
         if missing and isinstance(model, str):
             profile = profile_for(model)
             flat.update({name: getattr(profile, name) for name in missing})
-        if flat.get("return_tree") is None:
-            flat["return_tree"] = flat.get("run_dir") is None
         if flat.get("embeddings") == "auto":
             flat["embeddings"] = "local" if local_embeddings_installed() else "lexical"
         return nest(flat)
@@ -130,7 +127,7 @@ class ChunkerSettings(BaseModel):
         out = {}
         for flat, path in FLAT_KEYS.items():
             section, _, field = path.rpartition(".")
-            out[flat] = getattr(getattr(self, section) if section else self, field)
+            out[flat] = getattr(getattr(self, section), field)
         return out
 
     def run_registry(self) -> RunRegistry:

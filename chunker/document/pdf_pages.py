@@ -40,9 +40,10 @@ class ChunkPages:
         return bool(self.scanned) and bool(self.images)
 
 
-def chunk_pages(cfg: ChunkerSettings, span: tuple[int, int]) -> ChunkPages:
-    """Pages, scan flags and (with a vision model) page images of a chunk; empty for text runs."""
-    page_map = load_page_map(cfg.run_dir) if cfg.pdf_source and cfg.run_dir else None
+def chunk_pages(cfg: ChunkerSettings, span: tuple[int, int], out_dir: str | None) -> ChunkPages:
+    """Pages, scan flags and (with a vision model) page images of a chunk; empty for text runs.
+    The page map lies in the run's folder `out_dir` (a PDF run always has one)."""
+    page_map = load_page_map(out_dir) if cfg.pdf.source and out_dir else None
     if page_map is None:
         return ChunkPages()
     first, last = page_map.range_of(span)
@@ -50,7 +51,7 @@ def chunk_pages(cfg: ChunkerSettings, span: tuple[int, int]) -> ChunkPages:
     out = ChunkPages(pages=(first, last), scanned=scanned)
     if scanned:
         out.stats["pdf.scanned_pages"] = len(scanned)
-    if not cfg.vision_model:
+    if not cfg.llm.vision_model:
         out.stats["pdf.text_only_leaves"] = 1
         if scanned:
             log.warning("page(s) %s scanned without a text layer: flagged leaf, no content "
@@ -59,11 +60,11 @@ def chunk_pages(cfg: ChunkerSettings, span: tuple[int, int]) -> ChunkPages:
     from chunker.document.pdf import render_pages  # the pdf extra; present in a PDF run
 
     numbers = list(range(first, last + 1))
-    out.images = render_pages(page_map.pdf, numbers, dpi=cfg.pdf_dpi, max_images=cfg.pdf_max_images)
+    out.images = render_pages(page_map.pdf, numbers, dpi=cfg.pdf.dpi, max_images=cfg.pdf.max_images)
     shown = numbers[:len(out.images)]
     label = str(shown[0]) if len(shown) == 1 else f"{shown[0]}-{shown[-1]}"
     out.preamble = prompts.render("rewrite_pages", pages=label)
-    out.model = cfg.vision_model
+    out.model = cfg.llm.vision_model
     out.stats["pdf.images"] = len(out.images)
     return out
 

@@ -53,7 +53,7 @@ def boundary_only(model: str, overrides: dict | None = None) -> tuple[str, dict]
     profile = profile_for(model)
     sizes = {f.name: getattr(profile, f.name) for f in dataclasses.fields(ModelProfile)}
     sized = {**sizes, **(overrides or {})}
-    real = get_model(ChunkerSettings(model=model, **sized))
+    real = get_model(ChunkerSettings(model=model, **sized).llm)
     spec = f"{PREFIX}{model}"
     register_instance(spec, BoundaryOnlyModel(boundary=real, rest=ScriptedChatModel()))
     return spec, sized

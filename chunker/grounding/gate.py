@@ -8,19 +8,20 @@ from __future__ import annotations
 
 import json
 
-from chunker.config.settings import ChunkerSettings
 from chunker.grounding import check
+from chunker.grounding.policy import GroundingPolicy
 from chunker.llm.calllog import annotate
 
 
-def grounded(cfg: ChunkerSettings, task: str, text: str, evidence: str | list[str],
-             stats: dict[str, int], log_id: int | None) -> bool:
-    """Whether `text` may enter the tree; counts and logs the verdict either way."""
+def grounded(policy: GroundingPolicy, task: str, text: str, evidence: str | list[str],
+             stats: dict[str, int], log_id: int | None, *, calls_dir: str | None) -> bool:
+    """Whether `text` may enter the tree; counts the verdict, and logs it beside call
+    `log_id` in the call log of `calls_dir` (the run's folder; None: not logged)."""
     if not text.strip():
         return False
-    verdict = check(text, evidence, task=task, policy=cfg.grounding)
+    verdict = check(text, evidence, task=task, policy=policy)
     if verdict.ok:
-        annotate(cfg.run_dir, log_id, f"{task}: kept (support {verdict.support:.2f})")
+        annotate(calls_dir, log_id, f"{task}: kept (support {verdict.support:.2f})")
         return True
     for reason in verdict.reasons:
         key = f"grounding.{task}.{reason}"
@@ -30,5 +31,5 @@ def grounded(cfg: ChunkerSettings, task: str, text: str, evidence: str | list[st
               "unsupported_names": list(verdict.unsupported_names),
               "unsupported_numbers": list(verdict.unsupported_numbers),
               "fragments": list(verdict.fragments)}
-    annotate(cfg.run_dir, log_id, "rejected: " + json.dumps(detail, ensure_ascii=False))
+    annotate(calls_dir, log_id, "rejected: " + json.dumps(detail, ensure_ascii=False))
     return False

@@ -32,8 +32,9 @@ _CONNECTIONS: dict[str, sqlite3.Connection] = {}
 _LOCK = threading.Lock()
 
 
-def calls_path(run_dir: str | Path) -> Path:
-    return Path(run_dir) / ".chunker" / "calls.sqlite"
+def calls_path(calls_dir: str | Path) -> Path:
+    """Where the log of the run in `calls_dir` (its output folder) lies."""
+    return Path(calls_dir) / ".chunker" / "calls.sqlite"
 
 
 def _connection(path: Path) -> sqlite3.Connection:
@@ -51,12 +52,13 @@ def _connection(path: Path) -> sqlite3.Connection:
         return _CONNECTIONS[key]
 
 
-def log_call(run_dir: str | None, *, node: str, task: str, prompt: str, response: str | None,
+def log_call(calls_dir: str | None, *, node: str, task: str, prompt: str, response: str | None,
              prompt_tokens: int, completion_tokens: int, duration_ms: float, outcome: str) -> int | None:
-    """Append one call; returns its id (for `annotate`)."""
-    if not run_dir:
+    """Append one call to the log in `calls_dir`; returns its id (for `annotate`). No
+    folder (a served or embedded run): nothing is logged."""
+    if not calls_dir:
         return None
-    conn = _connection(calls_path(run_dir))
+    conn = _connection(calls_path(calls_dir))
     with _LOCK:
         cursor = conn.execute(
             "INSERT INTO calls (ts, node, task, prompt, response, prompt_tokens, completion_tokens,"
@@ -67,19 +69,19 @@ def log_call(run_dir: str | None, *, node: str, task: str, prompt: str, response
         return cursor.lastrowid
 
 
-def annotate(run_dir: str | None, call_id: int | None, grounding: str) -> None:
+def annotate(calls_dir: str | None, call_id: int | None, grounding: str) -> None:
     """Record why the answer of a logged call was kept or rejected by the grounding check."""
-    if not run_dir or call_id is None:
+    if not calls_dir or call_id is None:
         return
-    conn = _connection(calls_path(run_dir))
+    conn = _connection(calls_path(calls_dir))
     with _LOCK:
         # one call can carry several texts (combined mode: rewrite, summary, slug)
         conn.execute("UPDATE calls SET grounding = COALESCE(grounding || '; ', '') || ? WHERE id = ?",
                      (grounding, call_id))
 
 
-def read_calls(run_dir: str | Path, limit: int | None = None) -> list[dict]:
-    path = calls_path(run_dir)
+def read_calls(calls_dir: str | Path, limit: int | None = None) -> list[dict]:
+    path = calls_path(calls_dir)
     if not path.exists():
         return []
     conn = sqlite3.connect(f"file:{path}?mode=ro", uri=True)

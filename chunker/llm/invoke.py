@@ -24,10 +24,10 @@ from langchain_core.messages import AIMessage, HumanMessage, SystemMessage
 from pydantic import BaseModel
 
 from chunker import prompts
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import LLMSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.calllog import log_call
-from chunker.llm.registry import get_model
+from chunker.llm.registry import get_model, with_model
 from chunker.llm.schemas import SCHEMAS
 from chunker.llm.structured import JsonSchemaChatModel
 
@@ -87,19 +87,20 @@ def _text_of(message) -> str:
                      for part in message.content if isinstance(part, dict))
 
 
-def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, background: str,
+def call_llm(llm: LLMSettings, *, node: str, task: str, user: str, background: str,
              writer=None, max_output_tokens: int | None = None,
              memo: CallMemo | None = None, images: list[bytes] | None = None,
-             model: str | None = None) -> CallResult:
-    """Ask the model for `task` (a key of SCHEMAS); never raises on bad output.
+             model: str | None = None, calls_dir: str | None = None) -> CallResult:
+    """Ask the model of `llm` for `task` (a key of SCHEMAS); never raises on bad output.
 
     `max_output_tokens` caps the answer of in-process models (a rewrite need not be much
     longer than its chunk); servers such as Ollama stop on their own. `images` (PNG bytes)
     go with the user text as multi-part content; `model` sends this call to another model
-    than the run's (the vision model of a PDF rewrite).
+    than the run's (the vision model of a PDF rewrite), called as `llm` says. `calls_dir`:
+    the run's folder, whose call log gets the call (None: not logged).
     """
     schema = SCHEMAS[task]
-    model = get_model(ctx.with_(model=model) if model else ctx)
+    model = get_model(with_model(llm, model) if model else llm)
     runnable = _structured(model, schema)
     call_kwargs = ({"max_tokens": max_output_tokens}
                    if max_output_tokens and isinstance(model, JsonSchemaChatModel) else {})
@@ -122,7 +123,7 @@ def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, backgroun
         try:
             out = runnable.invoke(messages, **call_kwargs)
         except Exception as exc:
-            log_call(ctx.run_dir, node=node, task=task, prompt=prompt_text, response=None,
+            log_call(calls_dir, node=node, task=task, prompt=prompt_text, response=None,
                      prompt_tokens=0, completion_tokens=0,
                      duration_ms=(time.perf_counter() - started) * 1000,
                      outcome=f"error: {type(exc).__name__}: {exc}"[:500])
@@ -139,7 +140,7 @@ def call_llm(ctx: ChunkerSettings, *, node: str, task: str, user: str, backgroun
         if error is None and parsed is None:
             error = "no answer"
         response_text = raw.content if isinstance(getattr(raw, "content", None), str) else str(raw)
-        result.log_id = log_call(ctx.run_dir, node=node, task=task, prompt=prompt_text, response=response_text,
+        result.log_id = log_call(calls_dir, node=node, task=task, prompt=prompt_text, response=response_text,
                  prompt_tokens=p_tokens, completion_tokens=c_tokens,
                  duration_ms=(time.perf_counter() - started) * 1000,
                  outcome="ok" if error is None else f"invalid: {error}"[:500])

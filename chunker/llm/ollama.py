@@ -10,7 +10,7 @@ import os
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import LLMSettings
 
 DEFAULT_HOST = "http://127.0.0.1:11434"
 
@@ -26,16 +26,16 @@ def ollama_host() -> str:
     return host
 
 
-def make_chat_ollama(spec: str, ctx: ChunkerSettings) -> BaseChatModel:
+def make_chat_ollama(spec: str, llm: LLMSettings) -> BaseChatModel:
     from langchain_ollama import ChatOllama
 
     return ChatOllama(
         model=ollama_name(spec),
         base_url=ollama_host(),
-        temperature=ctx.temperature,
-        num_ctx=ctx.model_window,
+        temperature=llm.temperature,
+        num_ctx=llm.model_window,
         reasoning=False,
-        client_kwargs={"timeout": ctx.llm_timeout_s},
+        client_kwargs={"timeout": llm.timeout_s},
     )
 
 

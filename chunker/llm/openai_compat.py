@@ -25,7 +25,7 @@ from langchain_core.language_models.chat_models import BaseChatModel
 from langchain_core.runnables import Runnable, RunnableLambda
 from pydantic import BaseModel
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import LLMSettings
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.structured import schema_dict, structured_parser
 
@@ -52,32 +52,32 @@ def langchain_providers() -> frozenset[str]:
     return frozenset(_BUILTIN_PROVIDERS)
 
 
-def _standard_params(settings: ChunkerSettings) -> dict[str, Any]:
+def _standard_params(llm: LLMSettings) -> dict[str, Any]:
     """LangChain's standard chat-model parameters, which every integration accepts."""
-    return {"temperature": settings.temperature, "timeout": settings.llm_timeout_s, "max_retries": 0}
+    return {"temperature": llm.temperature, "timeout": llm.timeout_s, "max_retries": 0}
 
 
-def make_langchain_model(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def make_langchain_model(spec: str, llm: LLMSettings) -> BaseChatModel:
     """`provider:NAME` through `init_chat_model`; a missing integration is ModelUnavailable."""
     from langchain.chat_models import init_chat_model
 
     provider, _, name = spec.partition(":")
     try:
-        return init_chat_model(name, model_provider=provider, **_standard_params(settings))
+        return init_chat_model(name, model_provider=provider, **_standard_params(llm))
     except ImportError as exc:  # LangChain's message names the package to install
         raise ModelUnavailable(f"model {spec!r}: {exc}") from exc
     except Exception as exc:  # missing credentials and bad options fail at construction
         raise ModelUnavailable(f"model {spec!r} cannot be built: {_one_line(exc)}") from exc
 
 
-def make_openai_model(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def make_openai_model(spec: str, llm: LLMSettings) -> BaseChatModel:
     """`openai:NAME` (OPENAI_BASE_URL and OPENAI_API_KEY as the OpenAI SDK reads them)."""
     cls = _compat_class()
     name = spec.partition(":")[2]
     if not name:
         raise ModelUnavailable(f"model {spec!r}: name the served model, as in openai:NAME")
     try:
-        return cls(model=name, **_standard_params(settings))
+        return cls(model=name, **_standard_params(llm))
     except Exception as exc:
         if "OPENAI_API_KEY" in str(exc):  # the OpenAI SDK names the variable it wanted
             raise ModelUnavailable(f"model {spec!r} needs an API key: set OPENAI_API_KEY (any value, "

@@ -5,7 +5,7 @@
 OpenAI-compatible server named by `OPENAI_BASE_URL`), or any other `provider:NAME`
 that LangChain's `init_chat_model` knows (`anthropic:`, `groq:`, ...). Other packages
 add a prefix through the `chunker.models` entry-point group: a callable
-`(spec, settings) -> BaseChatModel`. The deterministic test model `scripted` is
+`(spec, llm) -> BaseChatModel`, `llm` the run's `LLMSettings`. The deterministic test model `scripted` is
 such a plugin (see pyproject.toml). A prefix that is both an entry point and a
 LangChain provider goes to the entry point; write `ollama:NAME` for an Ollama model
 whose name starts with a LangChain provider's. `MODELS` is an instance of the one
@@ -18,12 +18,12 @@ from typing import Callable
 
 from langchain_core.language_models.chat_models import BaseChatModel
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import LLMSettings
 from chunker.llm.errors import ModelUnavailable
 from chunker.registry import Registry
 
-Factory = Callable[[str, ChunkerSettings], BaseChatModel]
-Check = Callable[[str, ChunkerSettings], None]
+Factory = Callable[[str, LLMSettings], BaseChatModel]
+Check = Callable[[str, LLMSettings], None]
 ENTRY_POINT_GROUP = "chunker.models"
 LANGCHAIN = "langchain"
 """The backend of every `provider:NAME` that LangChain's `init_chat_model` builds."""
@@ -38,7 +38,7 @@ def _langchain_provider(head: str) -> str | None:
 MODELS: Registry[BaseChatModel] = Registry(
     ENTRY_POINT_GROUP, default="ollama",  # bare names such as qwen3:8b are Ollama models
     missing="no backend for model prefix {prefix!r}", fallback=_langchain_provider,
-    key=lambda settings: (settings.temperature, settings.model_window, settings.llm_timeout_s))
+    key=lambda llm: (llm.temperature, llm.model_window, llm.timeout_s))
 
 
 def register_backend(prefix: str, factory: Factory, check: Check | None = None,
@@ -61,59 +61,65 @@ def backend_prefix(spec: str) -> str:
     return MODELS.route(spec).provider
 
 
-def get_model(settings: ChunkerSettings) -> BaseChatModel:
-    """The chat model for resolved settings, built once per process and settings."""
-    return MODELS.get(_require_model(settings), settings)
+def get_model(llm: LLMSettings) -> BaseChatModel:
+    """The chat model for a run's LLM settings, built once per process and settings."""
+    return MODELS.get(_require_model(llm), llm)
 
 
-def preflight(settings: ChunkerSettings) -> None:
+def with_model(llm: LLMSettings, model: str) -> LLMSettings:
+    """`llm` for another model (the vision model), called the same way (window, temperature,
+    timeout); validated like any `LLMSettings`."""
+    return LLMSettings.model_validate({**llm.model_dump(), "model": model})
+
+
+def preflight(llm: LLMSettings) -> None:
     """Check, before any work starts, that the model can answer (raises ModelUnavailable):
     the backend's package is installed, the model can be built, its server answers."""
-    MODELS.preflight(_require_model(settings), settings)
+    MODELS.preflight(_require_model(llm), llm)
 
 
-def _require_model(settings: ChunkerSettings) -> str:
-    spec = (settings.model or "").strip()
+def _require_model(llm: LLMSettings) -> str:
+    spec = (llm.model or "").strip()
     if not spec:
         raise ModelUnavailable("no model set: pass --model (for example ollama:qwen3:8b, "
                                "openai:NAME or local)")
     return spec
 
 
-def _ollama(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def _ollama(spec: str, llm: LLMSettings) -> BaseChatModel:
     from chunker.llm.ollama import make_chat_ollama
 
-    return make_chat_ollama(spec, settings)
+    return make_chat_ollama(spec, llm)
 
 
-def _check_ollama(spec: str, settings: ChunkerSettings) -> None:
+def _check_ollama(spec: str, llm: LLMSettings) -> None:
     from chunker.llm.ollama import check_ollama
 
     check_ollama(spec)
 
 
-def _local(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def _local(spec: str, llm: LLMSettings) -> BaseChatModel:
     from chunker.llm.llamacpp import make_local_model
 
-    return make_local_model(spec, settings)
+    return make_local_model(spec, llm)
 
 
-def _openai(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def _openai(spec: str, llm: LLMSettings) -> BaseChatModel:
     from chunker.llm.openai_compat import make_openai_model
 
-    return make_openai_model(spec, settings)
+    return make_openai_model(spec, llm)
 
 
-def _check_openai(spec: str, settings: ChunkerSettings) -> None:
+def _check_openai(spec: str, llm: LLMSettings) -> None:
     from chunker.llm.openai_compat import check_openai_server
 
-    check_openai_server(get_model(settings), spec)
+    check_openai_server(get_model(llm), spec)
 
 
-def _langchain(spec: str, settings: ChunkerSettings) -> BaseChatModel:
+def _langchain(spec: str, llm: LLMSettings) -> BaseChatModel:
     from chunker.llm.openai_compat import make_langchain_model
 
-    return make_langchain_model(spec, settings)
+    return make_langchain_model(spec, llm)
 
 
 register_backend("ollama", _ollama, _check_ollama, env=("OLLAMA_HOST",))

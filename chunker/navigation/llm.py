@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from chunker import prompts
-from chunker.config.settings import ChunkerSettings
+from chunker.config.profiles import profile_for
+from chunker.config.sections import LLMSettings
 from chunker.llm.invoke import call_llm
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.views import NodeRef
@@ -28,11 +29,15 @@ class LlmOutcome:
     stats: dict[str, int] = field(default_factory=dict)
 
 
-def _chunker_cfg(cfg: NavigatorSettings) -> ChunkerSettings:
-    """The `ChunkerSettings` that `call_llm` needs for the navigator's model."""
+def llm_settings(cfg: NavigatorSettings) -> LLMSettings:
+    """How the navigator's model is called: its temperature and timeout, the window (and the
+    rest, which a navigator call does not read) from the model's profile."""
     assert cfg.model is not None
-    return ChunkerSettings(model=cfg.model, run_dir=cfg.calls_dir, temperature=cfg.temperature,
-                           llm_timeout_s=cfg.llm_timeout_s).resolve()
+    profile = profile_for(cfg.model)
+    return LLMSettings(model=cfg.model, model_window=profile.model_window,
+                       temperature=cfg.temperature, timeout_s=cfg.llm_timeout_s,
+                       combine_rewrite_and_summary=profile.combine_rewrite_and_summary,
+                       model_tasks=profile.model_tasks)
 
 
 def children_listing(children: list[NodeRef]) -> str:
@@ -44,8 +49,8 @@ def choose_child(cfg: NavigatorSettings, question: str, children: list[NodeRef])
     """The index (0-based) of the child the model picks, or None if it picked nothing usable."""
     user = prompts.render("navigate_choose", question=question,
                           children=children_listing(children))
-    result = call_llm(_chunker_cfg(cfg), node="choose_child", task="navigate_choose", user=user,
-                      background="", max_output_tokens=16)
+    result = call_llm(llm_settings(cfg), node="choose_child", task="navigate_choose", user=user,
+                      background="", max_output_tokens=16, calls_dir=cfg.calls_dir)
     choice = getattr(result.parsed, "choice", None)
     if isinstance(choice, int) and 1 <= choice <= len(children):
         return LlmOutcome(choice - 1, result.stats)
@@ -55,8 +60,9 @@ def choose_child(cfg: NavigatorSettings, question: str, children: list[NodeRef])
 def judge_leaf(cfg: NavigatorSettings, question: str, passage: str) -> LlmOutcome:
     """Whether the passage answers the question, with the answer; None if unusable."""
     user = prompts.render("navigate_answer", question=question, passage=passage)
-    result = call_llm(_chunker_cfg(cfg), node="judge_leaf", task="navigate_answer", user=user,
-                      background="", max_output_tokens=cfg.answer_max_tokens)
+    result = call_llm(llm_settings(cfg), node="judge_leaf", task="navigate_answer", user=user,
+                      background="", max_output_tokens=cfg.answer_max_tokens,
+                      calls_dir=cfg.calls_dir)
     parsed = result.parsed
     if parsed is None:
         return LlmOutcome(None, result.stats)

@@ -49,17 +49,16 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
         st.close()
 
 
-def settings_from_meta(meta: dict, run: RunDir) -> ChunkerSettings:
+def settings_from_meta(meta: dict) -> ChunkerSettings:
     """The run's settings as run.json records them (flat, as every version wrote them).
     A setting this version no longer has is dropped, as it always was."""
     known = {*FLAT_KEYS, *LEGACY_KEYS, *SECTION_NAMES}  # a legacy name still means what it meant
     config = {k: v for k, v in meta["config"].items() if k in known}
-    config["run_dir"] = str(run.path)
     return ChunkerSettings(**config)
 
 
 def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str) -> dict:
-    config = {k: v for k, v in ctx.flat_dict().items() if k != "run_dir"}
+    config = ctx.flat_dict()
     return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
             "config": config, "thread_id": thread_id, "tool_version": __version__,
             "started_at": now(), "finished_at": None}
@@ -87,6 +86,8 @@ def execute(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_
             on_event: Callable[[dict], None] | None = None) -> dict:
     """Run (graph_input given) or continue (None) the thread; returns the final state values."""
     config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+    # the invocation's folder, where the nodes write the tree and the call log (RunStore.out_dir)
+    ctx.run_registry().out_dir = str(run.path)
     started = time.perf_counter()
     with persistent_graph(run, ctx) as graph:
         if graph_input is None and not graph.get_state(config).values:

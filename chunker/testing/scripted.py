@@ -44,7 +44,7 @@ from langchain_core.messages import AIMessage, BaseMessage
 from langchain_core.outputs import ChatGeneration, ChatResult
 from pydantic import Field, PrivateAttr
 
-from chunker.config.settings import ChunkerSettings
+from chunker.config.sections import LLMSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.structured import JsonSchemaChatModel, content_text
 
@@ -341,8 +341,8 @@ def _slugish(text: str) -> str:
     return "-".join(w.lower() for w in words) or "passage"
 
 
-def make_scripted_model(spec: str, settings: ChunkerSettings) -> ScriptedChatModel:
+def make_scripted_model(spec: str, llm: LLMSettings) -> ScriptedChatModel:
     """The `scripted` entry of the `chunker.models` entry-point group (pyproject.toml):
-    the test model is selected by name like any plugin model; `settings` is unused
+    the test model is selected by name like any plugin model; `llm` is unused
     because its behaviour comes from the spec string (`scripted:key=value,...`)."""
     return ScriptedChatModel.from_spec(spec)
