@@ -31,9 +31,9 @@ def public_config(cfg) -> dict:
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
     # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
-    source = cfg.pdf_source or state.get("path")
+    source = cfg.pdf.source or state.get("path")
     meta = RunMeta(
-        tool_version=__version__, model=cfg.model, doc_id=state["doc_id"], source=source,
+        tool_version=__version__, model=cfg.llm.model, doc_id=state["doc_id"], source=source,
         source_chars=state["doc_chars"], config=public_config(cfg),
         stats=dict(sorted((state.get("stats") or {}).items())),
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
@@ -41,7 +41,7 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     rs = run_store(state, runtime)
     overview(rs, cfg, state["root_id"])
     hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
-                         state["root_id"], meta, cfg.slug_max_length,
+                         state["root_id"], meta, cfg.output.slug_max_length,
                          taken=foreign_stems(rs.out_dir) if rs.out_dir else None)
     if rs.out_dir:
         title = Path(source).stem if source else "Document"
@@ -60,6 +60,6 @@ def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:
     if root.level == 0 or root.summary_kept:
         return
     children = [rs.get_node(c).summary for c in root.children]
-    summary = document_overview(children, max_chars=cfg.summary_max_chars, policy=cfg.grounding)
+    summary = document_overview(children, max_chars=cfg.output.summary_max_chars, policy=cfg.grounding)
     if summary:
         rs.put_node(root.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary)}))

@@ -32,8 +32,8 @@ def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
         units = rs.units(doc_id)
         namespace = rs.ns("embeddings", cfg.embedding.provider.replace(".", "_"))
         depths = document_depths(rs.store, namespace, sentence_texts(units.text, units.sentences),
-                                 get_embeddings(cfg.embedding.provider), signal=signal_for(cfg.embeddings),
-                                 batch_size=cfg.embed_batch_size)
+                                 get_embeddings(cfg.embedding.provider), signal=signal_for(cfg.embedding.provider),
+                                 batch_size=cfg.embedding.batch_size)
         # the depths are stored: the vectors only served a resume mid-embedding
         drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embedding.batch_size)
         return depths
