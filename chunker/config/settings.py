@@ -139,20 +139,6 @@ class ChunkerSettings(BaseModel):
         # copied and which a copy of the invocation's context must share anyway
         return self
 
-    def resolve(self) -> "ChunkerSettings":
-        """Itself: settings are resolved when validated. Phase 2 removes the callers."""
-        return self
-
-    # TEMPORARY (phase 1 of issue 17): flat reads such as `cfg.min_chunk_tokens` still work
-    # by looking the name up in the sections. Phase 2 moves every reader to the sections
-    # (`cfg.chunking.min_chunk_tokens`) and removes this.
-    def __getattr__(self, name: str) -> Any:
-        path = FLAT_KEYS.get(name)
-        if path is None or "." not in path:
-            return super().__getattr__(name)
-        section, _, field = path.rpartition(".")
-        return getattr(getattr(self, section), field)
-
 
 def _legacy_extractive(flat: dict[str, Any]) -> None:
     """Round 2's `extractive_summaries` (run.json, config files) as the tasks it left to the model."""
