@@ -98,6 +98,9 @@ class RunRegistry:
 
 def runs_of(context: Any) -> RunRegistry:
     """The invocation's registry, held by its context (the run's `ChunkerSettings`)."""
+    if context is None:  # invoked without settings: say what is missing, not a type
+        raise ValueError("no model is set: give the chunker graph its settings as the context, "
+                         "e.g. context={'model': 'ollama:qwen3:8b'}")
     registry = getattr(context, "run_registry", None)
     if registry is None:
         raise TypeError("the chunker graph's context must be a ChunkerSettings "
