@@ -47,6 +47,7 @@ from pydantic import Field, PrivateAttr
 from chunker.config.sections import LLMSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.structured import JsonSchemaChatModel, content_text
+from chunker.testing.prompt_text import content_words, first_sentence, slugish, tag
 
 _ANY_MODE_FAULTS = ("absent", "incomplete", "invalid_json", "empty", "error", "bad_groups", "oversize")
 MODE_FAULTS = {"phrase": ("paraphrase", "paraphrase_retry", "midword", "early") + _ANY_MODE_FAULTS,
@@ -183,8 +184,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
         return json.dumps(handler(prompt, user))
 
     def _completeness(self, prompt: str, user: str) -> dict:
-        window = _tag(user, "window")
-        lookahead = _tag(user, "lookahead")
+        window = tag(user, "window")
+        lookahead = tag(user, "lookahead")
         if len(window) < self.complete_after_chars and lookahead.strip():
             return {"complete": False, "boundary_phrase": None}
         if self._roll("incomplete", prompt):
@@ -217,7 +218,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
     def _candidate(self, prompt: str, user: str) -> dict:
         """Candidates mode: the first number offered, so that scripted runs measure the
         candidate machinery alone. `absent` answers a number that was not offered."""
-        window, lookahead = _tag(user, "window"), _tag(user, "lookahead")
+        window, lookahead = tag(user, "window"), tag(user, "lookahead")
         if len(window) < self.complete_after_chars and lookahead.strip():
             return {"complete": False, "boundary": None}
         if self._roll("incomplete", prompt):
@@ -239,19 +240,19 @@ class ScriptedChatModel(JsonSchemaChatModel):
     def _rewrite(self, prompt: str, user: str) -> dict:
         if self.rewrite is not None:
             return {"rewritten": self.rewrite}
-        chunk = _tag(user, "chunk")
+        chunk = tag(user, "chunk")
         return {"rewritten": " ".join(chunk.split()) or "(empty passage)"}
 
     def _rewrite_summary(self, prompt: str, user: str) -> dict:
         return {**self._rewrite(prompt, user), **self._summary(prompt, user)}
 
     def _summary(self, prompt: str, user: str) -> dict:
-        chunk = " ".join(_tag(user, "chunk").split())
-        return {"summary": self.summary if self.summary is not None else _first_sentence(chunk),
-                "slug": self.slug if self.slug is not None else _slugish(chunk)}
+        chunk = " ".join(tag(user, "chunk").split())
+        return {"summary": self.summary if self.summary is not None else first_sentence(chunk),
+                "slug": self.slug if self.slug is not None else slugish(chunk)}
 
     def _grouping(self, prompt: str, user: str) -> dict:
-        count = len(re.findall(r"^\[(\d+)\]", _tag(user, "items"), re.MULTILINE))
+        count = len(re.findall(r"^\[(\d+)\]", tag(user, "items"), re.MULTILINE))
         indices = list(range(count))
         if self._roll("oversize", prompt):
             self._record("oversize")
@@ -274,36 +275,36 @@ class ScriptedChatModel(JsonSchemaChatModel):
         return {"groups": groups}
 
     def _synthesis(self, prompt: str, user: str) -> dict:
-        parts = [" ".join(p.split()) for p in re.split(r"\[passage [^\]]*\]", _tag(user, "children"))]
-        firsts = [_first_sentence(p) for p in parts if p]
+        parts = [" ".join(p.split()) for p in re.split(r"\[passage [^\]]*\]", tag(user, "children"))]
+        firsts = [first_sentence(p) for p in parts if p]
         context = " ".join(firsts) or "(empty)"
-        summary = self.summary if self.summary is not None else _first_sentence(context)
+        summary = self.summary if self.summary is not None else first_sentence(context)
         return {"rewritten": context, "summary": summary,
-                "slug": self.slug if self.slug is not None else _slugish(context)}
+                "slug": self.slug if self.slug is not None else slugish(context)}
 
     # -- navigation: word overlap with the question, so tests can steer a walk ----------
     def _navigate_choice(self, prompt: str, user: str) -> dict:
         """The child whose summary shares the most question words (the first on a tie)."""
-        wanted = _content_words(_tag(user, "question"))
-        lines = re.findall(r"^\[(\d+)\] (.*)$", _tag(user, "children"), re.MULTILINE)
-        best = max(lines, key=lambda line: len(wanted & _content_words(line[1])), default=("1", ""))
+        wanted = content_words(tag(user, "question"))
+        lines = re.findall(r"^\[(\d+)\] (.*)$", tag(user, "children"), re.MULTILINE)
+        best = max(lines, key=lambda line: len(wanted & content_words(line[1])), default=("1", ""))
         return {"choice": int(best[0])}
 
     def _navigate_answer(self, prompt: str, user: str) -> dict:
         """Found when the passage holds the question's quoted phrase (or, with no quote,
         half its content words); the answer is the passage's best-overlapping sentence."""
-        question, passage = _tag(user, "question"), " ".join(_tag(user, "passage").split())
+        question, passage = tag(user, "question"), " ".join(tag(user, "passage").split())
         quoted = re.findall(r'"([^"]+)"', question)
-        wanted = _content_words(question)
+        wanted = content_words(question)
         if quoted:
             found = all(q.casefold() in passage.casefold() for q in quoted)
         else:
-            found = len(wanted & _content_words(passage)) * 2 >= max(1, len(wanted))
+            found = len(wanted & content_words(passage)) * 2 >= max(1, len(wanted))
         if not found:
             return {"found": False, "answer": ""}
         sentences = re.split(r"(?<=[.!?])\s+", passage)
         return {"found": True,
-                "answer": max(sentences, key=lambda t: len(wanted & _content_words(t)))[:300]}
+                "answer": max(sentences, key=lambda t: len(wanted & content_words(t)))[:300]}
 
 
 def _unoffered(shown: set[int]) -> int:
@@ -311,34 +312,6 @@ def _unoffered(shown: set[int]) -> int:
     range (9 unless the prompt shows it); 10, outside the range, when it shows all nine
     (the parser then rejects the answer, which ends in a fallback as well)."""
     return max((n for n in _SCHEMA_NUMBERS if n not in shown), default=_SCHEMA_NUMBERS[-1] + 1)
-
-
-def _content_words(text: str) -> set[str]:
-    return {w.casefold() for w in re.findall(r"[^\W\d_]{4,}", text)}
-
-
-def _tag(text: str, name: str) -> str:
-    """The content of the first <name>...</name>; document text may contain fake tags,
-    so the closing tag searched for is the last one."""
-    start = text.find(f"<{name}>\n")
-    end = text.rfind(f"\n</{name}>")
-    if start < 0 or end < start:
-        return ""
-    return text[start + len(name) + 3:end]
-
-
-def _first_sentence(text: str) -> str:
-    m = re.match(r"(.{1,200}?[.!?])(\s|$)", text)
-    if m:
-        return m.group(1).strip()
-    head = text[:200]
-    return (head.rsplit(" ", 1)[0] if len(text) > 200 and " " in head else head).strip() \
-        or "An empty passage."
-
-
-def _slugish(text: str) -> str:
-    words = re.findall(r"[A-Za-z0-9]+", text)[:5]
-    return "-".join(w.lower() for w in words) or "passage"
 
 
 def make_scripted_model(spec: str, llm: LLMSettings) -> ScriptedChatModel:
