@@ -55,6 +55,21 @@ def tree_bytes(out: Path) -> dict[str, bytes]:
     return files
 
 
+def chunker(*args, env=None, check=None, timeout=600):
+    """Run `python -m chunker.cli.app ARGS` in a child process, `env` added to the
+    environment; with `check`, assert that exit code."""
+    import os
+    import subprocess
+    import sys
+
+    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
+                          capture_output=True, text=True, env={**os.environ, **(env or {})},
+                          timeout=timeout)
+    if check is not None:
+        assert proc.returncode == check, proc.stderr + proc.stdout
+    return proc
+
+
 def leaves(tree: dict) -> list[dict]:
     return sorted((n for n in tree["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
 

@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import json
 import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -15,7 +13,7 @@ import yaml
 
 pymupdf = pytest.importorskip("pymupdf")
 
-from conftest import CINDERELLA, tree_bytes  # noqa: E402
+from conftest import CINDERELLA, chunker, tree_bytes  # noqa: E402
 
 from chunker.document.units import Units, register_page_ends  # noqa: E402
 from chunker.testing.ollama_stub import OllamaStub  # noqa: E402
@@ -27,14 +25,6 @@ SENTENCES = ["The festival sold {n} tickets in its first week, more than any yea
              "The board approved a new stage for the coming season.",
              "Volunteers handled most of the catering and the night shuttle buses."]
 ROWS = [("Segment", "2024", "2025"), ("Cinema", "120", "135"), ("Parks", "300", "310")]
-
-
-def chunker(*args, env=None, check=None):
-    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=600)
-    if check is not None:
-        assert proc.returncode == check, proc.stderr + proc.stdout
-    return proc
 
 
 def _body(page, y: float, k: int, lines: int = 10) -> float:

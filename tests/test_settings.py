@@ -3,9 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 from langgraph.store.memory import InMemoryStore
@@ -18,6 +15,7 @@ from chunker.config.profiles import PROFILES
 from chunker.config.settings import ChunkerSettings, GroundingPolicy, SettingsError
 from chunker.graph import build_graph
 from conftest import CINDERELLA, assert_lossless, scripted
+from conftest import chunker as run_chunker
 
 FAST = ["--min-chunk-tokens", "150", "--max-chunk-tokens", "500"]
 
@@ -62,11 +60,7 @@ TODAY = {"extractive_summaries": "model_tasks"}
 
 
 def chunker(*args, env=None, check=None):
-    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=300)
-    if check is not None:
-        assert proc.returncode == check, proc.stderr + proc.stdout
-    return proc
+    return run_chunker(*args, env=env, check=check, timeout=300)
 
 
 def one_error_line(proc) -> str:
