@@ -12,7 +12,7 @@ from chunker.document.loader import BadInput, decode_document, read_document
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import emit, run_store_for
 from chunker.chunking.peel import is_structured, markdown_structure, store_structure
-from chunker.chunking.strategy import choose_strategy, tree_strategy
+from chunker.chunking.strategy import choose_strategy, strategy_named
 from chunker.state.schema import ChunkerState
 
 log = logging.getLogger("chunker")
@@ -40,7 +40,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     structured = is_structured(structure)
     strategy = choose_strategy(cfg, text, structured)
     stats = {f"strategy.{strategy}": 1}
-    if structure is not None and structured and tree_strategy({"strategy": strategy}).uses_structure:
+    if structure is not None and structured and strategy_named(strategy).uses_structure:
         store_structure(rs, doc_id, structure)
         stats.update({"structure.headings": len(structure.headings),
                       "structure.sections": len(structure.sections),

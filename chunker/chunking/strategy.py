@@ -83,9 +83,14 @@ def _strategies() -> dict[str, TreeStrategy]:
     return {s.name: s for s in (TreeStrategy(), FlatStrategy(), PeelStrategy())}
 
 
+def strategy_named(name: Chosen) -> TreeStrategy:
+    """The strategy called `name` (stateless: one instance serves every run)."""
+    return _strategies()[name]
+
+
 def tree_strategy(state: ChunkerState) -> TreeStrategy:
-    """The run's strategy, as load_document chose it (stateless: one instance serves every run)."""
-    return _strategies()[state.get("strategy") or "full"]
+    """The run's strategy, as load_document chose it."""
+    return strategy_named(state.get("strategy") or "full")
 
 
 def flat_limit(cfg: ChunkerSettings) -> int:
