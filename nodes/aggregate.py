@@ -12,6 +12,7 @@ import math
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
+from chunker.aggregation.groups import grouping_problem
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store
 from chunker.chunking.strategy import tree_strategy
@@ -46,27 +47,6 @@ def fresh_grouping() -> dict:
     """Grouping bookkeeping reset for a new sweep."""
     return {"proposed": None, "group_dips": None, "group_nudge": "", "hard_failures": 0,
             "soft_reprompted": False, "group_status": None}
-
-
-def grouping_problem(groups: list[list[int]] | None, n: int, min_size: int) -> str | None:
-    """Why a grouping breaks a hard constraint, or None when it is valid."""
-    if not groups:
-        return "no groups were given"
-    flat = [i for group in groups for i in group]
-    if len(set(flat)) != len(flat):
-        return "an item appears in more than one group"
-    missing = sorted(set(range(n)) - set(flat))
-    if missing:
-        return f"items {missing[:10]} are in no group"
-    extra = sorted(set(flat) - set(range(n)))
-    if extra:
-        return f"items {extra[:10]} do not exist"
-    if flat != list(range(n)):
-        return "groups must list consecutive items in order"
-    small = [g for g in groups if len(g) < min_size]
-    if small:
-        return f"every group needs at least {min_size} items"
-    return None
 
 
 def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:

@@ -9,7 +9,8 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from chunker.config.settings import ChunkerSettings
-from chunker.document.units import Units, sentence_ends
+from chunker.document.prose import cap_text, clean_line  # noqa: F401  (the nodes' helpers)
+from chunker.document.units import Units
 from chunker.state.schema import ChunkerState
 from chunker.state.run import runs_of
 from chunker.state.store import RunStore
@@ -28,7 +29,8 @@ def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStor
 
 def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
     runs = runs_of(runtime.context)
-    return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir)
+    return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir,
+                    calls_dir=runs.calls_dir or runs.out_dir, writes_tree=runs.writes_tree)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:
@@ -38,21 +40,3 @@ def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:
 def emit(runtime: Runtime[ChunkerSettings], event: dict) -> None:
     """A custom stream event (progress bar); a no-op when nobody listens."""
     runtime.stream_writer(event)
-
-
-def clean_line(text: str | None) -> str:
-    """Collapse whitespace (summaries are one paragraph)."""
-    return " ".join((text or "").split())
-
-
-def cap_text(text: str, max_chars: int) -> str:
-    """Cut at the last sentence end (the same pysbd segmenter as the split units), else at
-    a word boundary, within max_chars."""
-    if len(text) <= max_chars:
-        return text
-    head = text[:max_chars]
-    ends = [e for e in sentence_ends(text) if e <= max_chars]
-    if ends and ends[-1] > max_chars // 3:
-        return head[:ends[-1]].rstrip()
-    cut = head.rfind(" ")
-    return (head[:cut] if cut > max_chars // 3 else head).rstrip() + "\u2026"

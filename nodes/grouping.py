@@ -10,11 +10,10 @@ also without a call, and a too-small trailing section stays pending.
 
 from __future__ import annotations
 
-import math
-
 from langgraph.runtime import Runtime
 
 from chunker import prompts
+from chunker.aggregation.groups import break_hints
 from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
@@ -54,18 +53,6 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                           nudge=state.get("group_nudge", ""))
     background = block_background(rs, cfg.background, level, state.get("latest") or [])
     result = call_llm(cfg.llm, node="group_summaries", task="group", user=user, background=background,
-                      writer=runtime.stream_writer, memo=rs, calls_dir=rs.out_dir)
+                      writer=runtime.stream_writer, memo=rs, calls_dir=rs.calls_dir)
     groups = result.parsed.groups if result.parsed else None
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}
-
-
-def break_hints(dips: list[float], n: int, max_group_size: int) -> str:
-    """The deepest dips between consecutive summaries, as suggested places to break."""
-    wanted = max(1, math.ceil(n / max_group_size)) - 1 if n > max_group_size else 1
-    best = sorted(sorted(range(len(dips)), key=lambda i: (-dips[i], i))[:wanted])
-    best = [i for i in best if dips[i] > 0]
-    if not best:
-        return ""
-    return ("\nConsecutive summaries differ most after item"
-            f"{'s' if len(best) > 1 else ''} {', '.join(str(i) for i in best)}: good places to "
-            "start a new group.")

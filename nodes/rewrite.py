@@ -37,7 +37,7 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
                           user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
                           background=background,
                           writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
-                          max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.out_dir)
+                          max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.calls_dir)
     else:  # the profile's model never writes a usable rewrite: the original is the text
         result = CallResult(parsed=None, stats={"extracted.rewrite": 1})
     stats = {**pdf.stats, **result.stats}
@@ -53,7 +53,7 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     else:
         # names and numbers must come from the chunk or from what it was shown before it
         kept = bool(rewritten) and grounded(cfg.grounding, "rewrite", rewritten, [original, background],
-                                            stats, result.log_id, calls_dir=rs.out_dir)
+                                            stats, result.log_id, calls_dir=rs.calls_dir)
     if not kept:
         # Fallback: the original itself is always a faithful (if unresolved) text.
         rewritten = " ".join(original.split())

@@ -40,14 +40,14 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         result = call_llm(cfg.llm, node="summarize_chunk", task="summarize",
                           user=prompts.render("summarize", chunk=record.rewritten),
                           background=background, writer=runtime.stream_writer, memo=rs,
-                          calls_dir=rs.out_dir)
+                          calls_dir=rs.calls_dir)
         stats = dict(result.stats)
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""
         log_id = result.log_id
     summary = clean_line(summary)
     evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
-    kept = grounded(cfg.grounding, "summary", summary, evidence, stats, log_id, calls_dir=rs.out_dir)
+    kept = grounded(cfg.grounding, "summary", summary, evidence, stats, log_id, calls_dir=rs.calls_dir)
     if kept:
         summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.summary"] = 1

@@ -11,28 +11,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from chunker import prompts
+from chunker.aggregation.synthesis import synthesize
 from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.llm.invoke import CallResult, call_llm
-from chunker.grounding import summary_of_summaries
-from chunker.nodes.common import cap_text, clean_line, run_store
-from chunker.grounding.gate import grounded
+from chunker.nodes.common import run_store
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
-
-
-def children_text(children: list[NodeRecord], budget_tokens: int) -> str:
-    parts, used = [], 0
-    for child in children:
-        full, tokens = child.rewritten, child.rewritten_tokens
-        if used + tokens > budget_tokens:
-            full, tokens = child.summary, child.summary_tokens
-        parts.append(f"[passage {child.id}]\n{full}")
-        used += tokens
-    return "\n\n".join(parts)
 
 
 def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -44,38 +30,10 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     latest = list(state.get("latest") or [])
     background = block_background(rs, cfg.background, level - 1, latest)
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
-    asked = cfg.llm.asks("synthesis")
-    if not asked:  # the profile's model never writes a usable synthesis
-        result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
-    else:
-        user = prompts.render("synthesize", children=children_text(children, full_budget))
-        # an in-process model's cap: a block is about as long as a chunk
-        result = call_llm(cfg.llm, node="synthesize_block", task="synthesize", user=user,
-                          background=background, writer=runtime.stream_writer, memo=rs,
-                          max_output_tokens=max(256, round(1.5 * cfg.chunking.max_chunk_tokens)),
-                          calls_dir=rs.out_dir)
-    stats = dict(result.stats)
-    answer = result.parsed
-    block_text = (answer.rewritten.strip() if answer else "")
-    summary = clean_line(answer.summary if answer else "")
-    evidence = [c.rewritten for c in children] + [c.summary for c in children]
-    if grounded(cfg.grounding, "synthesize", block_text, evidence, stats, result.log_id,
-                calls_dir=rs.out_dir):
-        stats["kept.synthesize"] = 1
-    else:  # the children's own summaries, in order, say what the section holds
-        block_text = "\n\n".join(c.summary for c in children)
-        if asked:
-            stats["fallback.synthesize"] = 1
-    summary_kept = grounded(cfg.grounding, "block_summary", summary, evidence, stats, result.log_id,
-                            calls_dir=rs.out_dir)
-    if summary_kept:
-        summary = cap_text(summary, cfg.output.summary_max_chars)
-        stats["kept.block_summary"] = 1
-    else:
-        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.output.summary_max_chars,
-                                       policy=cfg.grounding) or children[0].summary
-        if asked:
-            stats["fallback.block_summary"] = 1
+    made = synthesize(cfg, children, node="synthesize_block", background=background,
+                      full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir,
+                      writer=runtime.stream_writer)
+    stats, block_text, summary = made.stats, made.text, made.summary
 
     counts = list(state["block_counts"])
     pending = [list(items) for items in state["pending"]]
@@ -91,9 +49,8 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
         id=nid, level=level, index=counts[level],
         span=(children[0].span[0], children[-1].span[1]), children=[c.id for c in children],
         rewritten=block_text, rewritten_tokens=count_tokens(block_text), tokens=count_tokens(block_text),
-        summary=summary, summary_tokens=summary_tokens, summary_kept=summary_kept,
-        call_id=result.log_id,
-        slug_hint=(answer.slug if answer else "") or "",
+        summary=summary, summary_tokens=summary_tokens, summary_kept=made.summary_kept,
+        call_id=made.log_id, slug_hint=made.slug_hint,
     ))
     counts[level] += 1
     pending[level].append([nid, summary_tokens])

@@ -18,37 +18,29 @@ from chunker.output.hierarchy import RunMeta
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.state.schema import ChunkerState
 
-# Fields that describe where a run happens, not what it computes: they stay out of
-# hierarchy.json so that the same input and settings give byte-identical trees (the run's
-# folder is no setting at all: `RunStore.out_dir`).
-_LOCAL_FIELDS = {"return_tree"}
-
-
-def public_config(cfg) -> dict:
-    return {k: v for k, v in cfg.flat_dict().items() if k not in _LOCAL_FIELDS}
-
-
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
     # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
     source = cfg.pdf.source or state.get("path")
     meta = RunMeta(
         tool_version=__version__, model=cfg.llm.model, doc_id=state["doc_id"], source=source,
-        source_chars=state["doc_chars"], config=public_config(cfg),
+        source_chars=state["doc_chars"], config=cfg.public_dict(),
         stats=dict(sorted((state.get("stats") or {}).items())),
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     rs = run_store(state, runtime)
     overview(rs, cfg, state["root_id"])
+    writes = bool(rs.out_dir) and rs.writes_tree
     hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                          state["root_id"], meta, cfg.output.slug_max_length,
-                         taken=foreign_stems(rs.out_dir) if rs.out_dir else None)
-    if rs.out_dir:
+                         taken=foreign_stems(rs.out_dir) if writes else None,
+                         source_name=Path(source).name if source else None)
+    if writes:
         title = Path(source).stem if source else "Document"
         write_tree(rs.out_dir, hierarchy, title)
     return_tree = cfg.output.return_tree
-    if return_tree is None:  # served or embedded: the output is the only way out
-        return_tree = rs.out_dir is None
+    if return_tree is None:  # served, embedded, or one document of a corpus: the output is the way out
+        return_tree = not writes
     return {"tree": hierarchy.model_dump(mode="json") if return_tree else None}
 
 

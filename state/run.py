@@ -72,6 +72,12 @@ class RunRegistry:
         invokes the graph on one (`chunker.runs.runner.execute`). None when served or
         embedded: nothing is written, and the tree is returned in the graph's output.
         Where a run happens is no setting: it stays out of the settings and their hash."""
+        self.calls_dir: str | None = None
+        """Whose call log gets the calls, when not `out_dir`'s: a corpus's documents each
+        have a folder of their own (a PDF's extracted text) but share the corpus's log."""
+        self.writes_tree = True
+        """Whether write_outputs writes the tree into `out_dir`. A corpus's document does
+        not: its tree is returned, and the corpus writes one tree over all of them."""
 
     def memo(self, run_key: str) -> RunMemo:
         with self._lock:

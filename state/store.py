@@ -32,6 +32,9 @@ class RunStore:
     run_key: str
     memo: RunMemo = field(default_factory=RunMemo, compare=False, repr=False)
     out_dir: str | None = field(default=None, compare=False)
+    calls_dir: str | None = field(default=None, compare=False)
+    """Where the call log lies (`RunRegistry.calls_dir`, else `out_dir`)."""
+    writes_tree: bool = field(default=True, compare=False)
 
     def ns(self, *parts: str) -> tuple[str, ...]:
         return ("chunker", self.run_key, *parts)

@@ -168,7 +168,7 @@ def test_second_process_on_same_output_is_refused(tmp_path):
 
 @pytest.mark.parametrize("content,message", [
     (None, "no such file"),
-    ("DIR", "is a directory"),
+    ("DIR", "no documents found"),  # a folder is a corpus: an empty one holds none
     (b"", "is empty"),
     (b"  \n\t\n", "only whitespace"),
     (b"abc\x00def", "binary"),

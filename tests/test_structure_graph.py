@@ -55,7 +55,7 @@ def test_headings_of_every_level_and_style_start_leaves():
     for section in structure.sections:  # the leaf at a heading carries its heading path
         if section.heading is not None:
             assert by_start[section.start]["header_path"] == section.header_path
-    assert {leaf["kind"] for leaf in leaves(tree)} <= {"prose", "table", "code", "math", "figure", "mixed"}
+    assert {leaf["content"] for leaf in leaves(tree)} <= {"prose", "table", "code", "math", "figure", "mixed"}
 
 
 def test_a_heading_inside_a_code_fence_is_not_a_heading():
@@ -73,7 +73,7 @@ def test_a_document_that_starts_without_a_heading():
     text = para("preamble", 8) + "\n\n## First\n\n" + para("first", 8) + "\n\n## Second\n\n" + para("second", 3) + "\n"
     tree = run_md(text)
     first = leaves(tree)[0]
-    assert first["span"][0] == 0 and first["header_path"] == [] and first["kind"] == "prose"
+    assert first["span"][0] == 0 and first["header_path"] == [] and first["content"] == "prose"
     assert {text.index("## First"), text.index("## Second")} <= leaf_starts(tree)
     # a small section is one leaf on its own, ended without a completeness call
     last = leaves(tree)[-1]
@@ -110,8 +110,8 @@ def test_a_table_larger_than_max_chunk_tokens_splits_between_rows_with_its_heade
         assert leaf["span"][0] in rows  # ... between rows only
         assert leaf["rewritten"].startswith(header)  # with its header in the rewritten text
         assert not leaf["original"].startswith("| Name")  # while the original stays exact
-    assert all(leaf["kind"] == "table" for leaf in inside[:-1])
-    assert inside[-1]["kind"] in ("table", "mixed")  # the last part may run on into prose
+    assert all(leaf["content"] == "table" for leaf in inside[:-1])
+    assert inside[-1]["content"] in ("table", "mixed")  # the last part may run on into prose
     assert span[0] in leaf_starts(tree)  # the table is not cut from its intro at a row
 
 
@@ -133,7 +133,7 @@ def test_plain_text_takes_the_path_it_always_took():
     assert trees[1]["meta"]["stats"]["strategy.full"] == 1
     assert json.dumps(trees[0]["nodes"]) == json.dumps(trees[1]["nodes"])
     assert trees[0]["meta"]["stats"] == trees[1]["meta"]["stats"]
-    assert "front_matter" not in trees[1]["meta"] and "kind" not in trees[1]["nodes"][0]
+    assert "front_matter" not in trees[1]["meta"] and "content" not in trees[1]["nodes"][0]
 
 
 def test_the_adaptive_rule_at_its_thresholds():

@@ -15,9 +15,10 @@ from typing import TYPE_CHECKING, Optional
 
 import typer
 from rich.console import Console
-from rich.markup import escape
 
 from chunker.cli.ask_cmd import ask_command
+from chunker.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, fail  # noqa: F401  (EXIT_OK: documented)
+from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
@@ -30,23 +31,12 @@ from chunker.llm.errors import ModelUnavailable
 if TYPE_CHECKING:
     from chunker.config.settings import ChunkerSettings
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-
 app = typer.Typer(
     help="Turn a long document into a navigable knowledge tree: self-sufficient chunks at the "
          "bottom, summaries above them, one root summary on top, as linked Markdown plus "
          "hierarchy.json.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
-err = Console(stderr=True)
-
-
-def fail(message: str, code: int) -> "typer.Exit":
-    # escaped: a message such as "pip install 'chunker[pdf]'" must not read as markup
-    err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
-    return typer.Exit(code)
-
-
 def _setup_logging(quiet: bool, verbose: bool) -> None:
     level = logging.ERROR if quiet else (logging.INFO if verbose else logging.WARNING)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
@@ -96,8 +86,10 @@ def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thre
 
 @app.command()
 def run(
-    doc: Path = typer.Argument(..., help="The text, Markdown or PDF document to chunk (a PDF is "
-                                         "recognised by its content; needs `chunker[pdf]`)."),
+    docs: list[Path] = typer.Argument(..., help="The text, Markdown or PDF document to chunk (a PDF "
+                                               "is recognised by its content; needs `chunker[pdf]`), "
+                                               "or a folder (walked recursively), or several: a corpus "
+                                               "becomes one tree, its folders and files the upper levels."),
     model: str = typer.Option("local", "--model", "-m",
                               help="ollama:NAME (or a bare Ollama name like qwen3:8b), local, "
                                    "llamacpp:/path/model.gguf, or scripted (test model)."),
@@ -131,12 +123,24 @@ def run(
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature (0: repeatable)."),
     encoding: Optional[str] = typer.Option(None, help="Text encoding of DOC (default utf-8)."),
     max_bytes: Optional[int] = typer.Option(None, help="Refuse documents larger than this."),
+    include: Optional[list[str]] = typer.Option(
+        None, "--include", help="A corpus: only files matching this glob (gitignore syntax, relative "
+                                "to the corpus root; repeat). A `.chunkerignore` file excludes too."),
+    exclude: Optional[list[str]] = typer.Option(None, "--exclude", help="A corpus: leave out files "
+                                                                       "matching this glob (repeat)."),
+    strict: bool = typer.Option(False, "--strict", help="A corpus: refuse it (exit 2, before any work) "
+                                                        "when any file would be skipped."),
     force: bool = typer.Option(False, "--force", help="Replace what OUT holds (chunker's files only)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no table."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every decision."),
     as_json: bool = typer.Option(False, "--json", help="Print the stats as JSON."),
 ) -> None:
-    """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json)."""
+    """Chunk DOC into a tree in OUT (index.md, content/, hierarchy.json).
+
+    Given a folder or several paths, every text, Markdown and PDF file under them (read by
+    content; hidden files, OUT itself and `.chunkerignore` matches left out) is chunked as
+    its own document and hung under its folder, its table-of-contents section or its group;
+    unreadable files are listed as skipped and the run goes on."""
     from chunker.runs import pdf_source
     from chunker.runs.runner import new_meta
     from chunker.config.assign import parse_assignments
@@ -162,6 +166,13 @@ def run(
     try:
         settings = {**_load_config_file(config), **parse_assignments(assignments or []),
                     **{k: v for k, v in flags.items() if v is not None}}
+    except (ValueError, TypeError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    if len(docs) > 1 or docs[0].is_dir():
+        return start_corpus(docs, model, settings, run_dir, force=force, include=include or [],
+                            exclude=exclude or [], strict=strict, quiet=quiet, as_json=as_json)
+    doc = docs[0]
+    try:
         if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
             settings = pdf_source.pdf_settings(doc, settings)
         ctx = ChunkerSettings(model=model, **settings)
@@ -216,11 +227,16 @@ def resume(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
-        ctx = settings_from_meta(meta)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
+        if meta.get("kind") == "corpus":
+            if source is not None:
+                raise RunDirError("--source names one document's new place; a corpus resumes "
+                                  "from the documents it recorded")
+            return resume_corpus(run_dir, meta, quiet=quiet, as_json=as_json)
+        ctx = settings_from_meta(meta)
         if meta.get("source_kind") == "pdf":
             pdf_source.prepare_resume(run_dir, meta, source, ctx)
             source = None  # names the PDF, checked above; check_source checks source.md

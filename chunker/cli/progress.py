@@ -54,6 +54,51 @@ class RunProgress:
         self.progress.update(self.task, leaves=self.leaves, calls=self.calls)
 
 
+class CorpusProgress(RunProgress):
+    """A corpus: files and bytes done out of the total, with a line per finished file."""
+
+    def __init__(self, console: Console, enabled: bool = True):
+        super().__init__(console, enabled)
+        self.console = console
+        self.files = 0
+        self.progress = Progress(
+            TextColumn("[bold]corpus"), BarColumn(), TaskProgressColumn(),
+            TextColumn("{task.fields[files]} files"), TextColumn("{task.fields[chars]} bytes"),
+            TextColumn("{task.fields[calls]} LLM calls"), TextColumn("{task.fields[current]}"),
+            TimeElapsedColumn(), TimeRemainingColumn(), console=console, disable=not enabled,
+            transient=False,
+        )
+
+    def __enter__(self) -> "CorpusProgress":
+        self.progress.__enter__()
+        self.task = self.progress.add_task("corpus", total=None, files="0", chars="0", calls=0,
+                                           current="", leaves=0)
+        return self
+
+    def on_event(self, event: dict) -> None:
+        if not isinstance(event, dict):
+            return
+        if event.get("event") == "llm_call":
+            self.calls += 1
+        elif event.get("event") == "document":
+            phase, source = event.get("phase"), event.get("source", "")
+            if phase in ("start", "done"):
+                done, total = event.get("bytes", 0), event.get("bytes_total") or 0
+                if phase == "done":
+                    self.files = event["index"] + 1
+                    if self.enabled:
+                        self.progress.console.print(f"done {source} ({event.get('leaves', 0)} leaves)",
+                                                    highlight=False, markup=False)
+                self.progress.update(self.task, total=total, completed=done,
+                                     files=f"{self.files}/{event.get('total', 0)}",
+                                     chars=f"{done:,}/{total:,}",
+                                     current=source if phase == "start" else "")
+            elif phase == "skipped" and self.enabled:
+                self.progress.console.print(f"skipped {source}: {event.get('reason', '')}",
+                                            highlight=False, markup=False)
+        self.progress.update(self.task, calls=self.calls)
+
+
 def advice(stats: dict[str, int], model: str | None, policy: GroundingPolicy) -> list[str]:
     from chunker.grounding import fallback_advice
     from chunker.grounding.advice import extracted_note, task_outcomes
@@ -66,7 +111,8 @@ def advice(stats: dict[str, int], model: str | None, policy: GroundingPolicy) ->
 def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, str]]:
     from chunker.grounding.advice import task_outcomes
 
-    rows = [("leaves", stats.get("leaves", 0))]
+    rows = [(k, stats[k]) for k in ("documents", "skipped") if k in stats]
+    rows += [("leaves", stats.get("leaves", 0))]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
     rows += [("forced splits", stats.get("forced_splits", 0))]
     for outcome in ("match", "retry_match", "deepest", "section", "end", "fallback", "miss", "incomplete"):
@@ -80,16 +126,20 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
              for task, c in outcomes.items() if c.total]
     rows += [(f"{task}: extracted (model not asked)", c.extracted)
              for task, c in outcomes.items() if c.extracted]
-    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("grounding.", "group.")))
+    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("grounding.", "group.", "signals.")))
     if wall_s is not None:
         rows.append(("wall time (s)", f"{wall_s:.1f}"))
     return [(k, f"{v:,}" if isinstance(v, int) else str(v)) for k, v in rows]
 
 
 def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, as_json: bool,
-                advice_lines: list[str] = ()) -> None:
+                advice_lines: list[str] = (), skipped: list[dict] | None = None) -> None:
+    """The table (or JSON); a corpus's `skipped` files are listed with their reasons."""
     if as_json:
-        print(json.dumps({"stats": stats, "wall_s": wall_s, "advice": list(advice_lines)}, sort_keys=True))
+        out = {"stats": stats, "wall_s": wall_s, "advice": list(advice_lines)}
+        if skipped is not None:
+            out["skipped"] = [{"source": s["rel"], "reason": s["reason"]} for s in skipped]
+        print(json.dumps(out, sort_keys=True))
         return
     table = Table(title="chunker run", show_header=True)
     table.add_column("measure")
@@ -97,5 +147,12 @@ def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, a
     for key, value in stats_rows(stats, wall_s):
         table.add_row(key, value)
     console.print(table)
+    if skipped:
+        listing = Table(title="skipped files", show_header=True)
+        listing.add_column("file")
+        listing.add_column("reason")
+        for s in skipped:
+            listing.add_row(s["rel"], s["reason"])
+        console.print(listing)
     for line in advice_lines:
         console.print(f"[yellow]note:[/] {line}", highlight=False)

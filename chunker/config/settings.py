@@ -46,6 +46,10 @@ def _flat_aliases(schema: dict[str, Any]) -> None:
     schema.pop("required", None)  # flat or nested, only the model is needed; validation says so
 
 
+LOCAL_FIELDS = frozenset({"return_tree"})
+"""Flat settings that say where the output goes, not what the tree holds."""
+
+
 class ChunkerSettings(BaseModel):
     """Settings of one chunker run (the LangGraph runtime context)."""
 
@@ -129,6 +133,12 @@ class ChunkerSettings(BaseModel):
             section, _, field = path.rpartition(".")
             out[flat] = getattr(getattr(self, section), field)
         return out
+
+    def public_dict(self) -> dict[str, Any]:
+        """The flat settings hierarchy.json records: without those that say where a run
+        happens rather than what it computes, so the same input and settings give
+        byte-identical trees (the run's folder is no setting at all: `RunRegistry.out_dir`)."""
+        return {k: v for k, v in self.flat_dict().items() if k not in LOCAL_FIELDS}
 
     def run_registry(self) -> RunRegistry:
         """The memos of the runs of the invocation these settings are the context of."""

@@ -10,8 +10,10 @@ from chunker.state.store import RunStore, node_id
 
 
 def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: str, meta: RunMeta,
-             slug_max_length: int = 60, taken: dict[str, set[str]] | None = None) -> Hierarchy:
-    """The checked tree; `taken` holds file stems per folder that slugs must avoid."""
+             slug_max_length: int = 60, taken: dict[str, set[str]] | None = None,
+             source_name: str | None = None) -> Hierarchy:
+    """The checked tree; `taken` holds file stems per folder that slugs must avoid;
+    `source_name` is what every node's `source` says (the document's file name)."""
     records = [rs.get_node(node_id(0, i)) for i in range(leaf_count)]
     for level, count in enumerate(block_counts):
         if level > 0:
@@ -31,12 +33,14 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
         # the model's slug only when its words are the node's own; else key phrases
         words = grounded_slug(r.slug_hint, r.original or r.rewritten, summary=r.summary)
         stem = slugs.allocate(folder, sanitize(words, r.id, max_length=slug_max_length))
+        kind = "document" if r.id == root_id else ("leaf" if r.is_leaf else "block")
         nodes.append(TreeNode(
-            id=r.id, level=r.level, parent=parents.get(r.id), children=list(r.children),
+            id=r.id, level=r.level, kind=kind, source=source_name,
+            parent=parents.get(r.id), children=list(r.children),
             span=r.span, original=r.original if r.is_leaf else None,
             rewritten=r.rewritten, summary=r.summary, slug=stem, filename=f"{folder}/{stem}.md",
             token_count=r.tokens, forced_split=r.forced_split, boundary=r.boundary,
-            pages=pages[r.id], scanned_pages=r.scanned_pages, kind=r.kind,
+            pages=pages[r.id], scanned_pages=r.scanned_pages, content=r.kind,
             header_path=headed[r.id][0] if r.id in headed else r.header_path,
             title=headed[r.id][1] if r.id in headed else r.title,
         ))

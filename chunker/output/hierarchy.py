@@ -9,17 +9,33 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+from typing import Literal
+
 from pydantic import BaseModel, Field, model_serializer
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
+"""3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
+(it was `kind` in 2); a folder node has no span."""
+
+NodeKind = Literal["folder", "document", "block", "leaf"]
 
 
 class TreeNode(BaseModel):
-    id: str = Field(description="L<level>-<index>, e.g. L0-00003")
-    level: int = Field(description="0 for leaves, 1+ for summary blocks")
+    id: str = Field(description="L<level>-<index>, e.g. L0-00003; in a corpus a document's nodes "
+                                "are prefixed by the document's key (D1a2b3c4d.L0-00003) and "
+                                "folders are F<hash> (the root: F-root)")
+    level: int = Field(description="0 for leaves, 1+ above: a block is one above its highest child")
+    kind: NodeKind = Field(default="block", description=(
+        "folder: a folder or another group of documents (a table-of-contents section, a "
+        "category); document: the node that holds one whole file (its root block, or its only "
+        "leaf); block: a summary of consecutive passages of one file; leaf: one passage"))
+    source: str | None = Field(default=None, description=(
+        "the file the node's text comes from, relative to the corpus root (a single-document "
+        "run: the file's name); None for folders"))
     parent: str | None = Field(description="id of the parent; None for the root")
     children: list[str] = Field(default_factory=list, description="child ids in document order")
-    span: tuple[int, int] = Field(description="[start, end) character offsets in the source")
+    span: tuple[int, int] | None = Field(
+        description="[start, end) character offsets in the node's own file (`source`); None for folders")
     original: str | None = Field(default=None, description="the source text (leaves only)")
     rewritten: str = Field(description="self-sufficient rewrite (leaves) or synthesis (blocks)")
     summary: str
@@ -33,22 +49,50 @@ class TreeNode(BaseModel):
     scanned_pages: list[int] | None = Field(
         default=None, description="PDF leaves: scanned pages (no text layer) the leaf holds")
 
-    kind: str | None = Field(
+    content: str | None = Field(
         default=None, description="Markdown leaves: prose, table, code, math, figure or mixed")
     header_path: list[str] | None = Field(
         default=None, description="Markdown documents: the heading chain, outermost first (a "
                                   "block's is its children's common prefix)")
     title: str | None = Field(
-        default=None, description="Markdown blocks that are exactly one heading's section: its title")
+        default=None, description="Markdown blocks that are exactly one heading's section: its "
+                                  "title; folders and documents: their title")
+    tags: list[str] | None = Field(default=None, description="documents: their front matter's tags")
 
     @model_serializer(mode="wrap")
     def _omit_pdf_fields(self, handler):
         # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
         data = handler(self)
-        for key in ("pages", "scanned_pages", "kind", "header_path", "title"):
+        for key in ("pages", "scanned_pages", "content", "header_path", "title", "tags"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
+
+
+class CorpusDocument(BaseModel):
+    """One file of a corpus run."""
+
+    source: str = Field(description="path relative to the corpus root")
+    doc_id: str
+    sha256: str = Field(description="of the file's bytes (a PDF's, for a PDF)")
+    chars: int = Field(description="characters of the text its leaves tile")
+    kind: str = Field(description="text or pdf")
+    node: str = Field(description="id of the document's node")
+    title: str
+
+
+class SkippedFile(BaseModel):
+    source: str
+    reason: str
+
+
+class CorpusMeta(BaseModel):
+    """What a corpus run read: its root, its files, the files it left out and why."""
+
+    root: str = Field(description="the corpus root folder, as given")
+    documents: list[CorpusDocument]
+    skipped: list[SkippedFile] = Field(default_factory=list)
+    toc: str | None = Field(default=None, description="the table of contents file that shaped the tree")
 
 
 class RunMeta(BaseModel):
@@ -63,13 +107,15 @@ class RunMeta(BaseModel):
     finished_at: str | None = None
     front_matter: dict | None = Field(
         default=None, description="Markdown documents: the YAML front matter's mapping")
+    corpus: CorpusMeta | None = Field(default=None, description="corpus runs: the files")
 
     @model_serializer(mode="wrap")
     def _omit_front_matter(self, handler):
         # documents without front matter: hierarchy.json stays as it was, byte for byte
         data = handler(self)
-        if data.get("front_matter") is None:
-            data.pop("front_matter", None)
+        for key in ("front_matter", "corpus"):
+            if data.get(key) is None:
+                data.pop(key, None)
         return data
 
 
@@ -82,8 +128,23 @@ class Hierarchy(BaseModel):
     def by_id(self) -> dict[str, TreeNode]:
         return {n.id: n for n in self.nodes}
 
-    def leaves(self) -> list[TreeNode]:
-        return sorted((n for n in self.nodes if n.level == 0), key=lambda n: n.span[0])
+    def in_order(self) -> list[TreeNode]:
+        """Every node, depth first from the root, children in order: reading order."""
+        nodes, out, todo = self.by_id(), [], [self.root]
+        while todo:
+            node = nodes[todo.pop()]
+            out.append(node)
+            todo.extend(reversed(node.children))
+        return out
+
+    def leaves(self, source: str | None = None) -> list[TreeNode]:
+        """The leaves in reading order (in one file, by offset); only `source`'s when given."""
+        return [n for n in self.in_order() if not n.children and n.kind != "folder"
+                and (source is None or n.source == source)]
+
+    def sources(self) -> list[str]:
+        """The files the tree holds, in reading order."""
+        return list(dict.fromkeys(n.source for n in self.in_order() if n.kind == "document"))
 
 
 class TreeInvariantError(AssertionError):
@@ -112,10 +173,22 @@ def check_tree(h: Hierarchy) -> None:
     if roots != [h.root]:
         raise TreeInvariantError(f"expected exactly one root, found {roots}")
     for node in h.nodes:
-        if node.level > 0:
+        if node.children:
             if len(node.children) < 2:
-                raise TreeInvariantError(f"block {node.id} has fewer than two children")
-            spans = [nodes[c].span for c in node.children]
+                raise TreeInvariantError(f"{node.kind} {node.id} has fewer than two children")
+            kids = [nodes[c] for c in node.children]
+            if any(k.level >= node.level for k in kids):
+                raise TreeInvariantError(f"{node.id} is not above all its children")
+            if node.kind == "folder":
+                if any(k.kind not in ("folder", "document") for k in kids):
+                    raise TreeInvariantError(f"folder {node.id} holds a part of a document")
+                for c in node.children:
+                    if nodes[c].parent != node.id:
+                        raise TreeInvariantError(f"{c} does not point back to its parent {node.id}")
+                continue
+            if any(k.source != node.source or k.kind in ("folder", "document") for k in kids):
+                raise TreeInvariantError(f"block {node.id} holds nodes of another document")
+            spans = [k.span for k in kids]
             if spans[0][0] != node.span[0] or spans[-1][1] != node.span[1] or any(
                     a[1] != b[0] for a, b in zip(spans, spans[1:])):
                 raise TreeInvariantError(f"block {node.id}'s children do not tile its span")

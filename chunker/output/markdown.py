@@ -51,15 +51,16 @@ def fenced(text: str) -> str:
 def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
                 siblings: dict[str, tuple[TreeNode | None, TreeNode | None]]) -> str:
     meta = {
-        "id": node.id, "level": node.level, "parent": node.parent, "children": node.children,
-        "span": list(node.span), "tokens": node.token_count, "forced_split": node.forced_split,
-        "boundary": node.boundary, "summary": node.summary,
+        "id": node.id, "level": node.level, "kind": node.kind, "source": node.source,
+        "parent": node.parent, "children": node.children,
+        "span": list(node.span) if node.span is not None else None, "tokens": node.token_count,
+        "forced_split": node.forced_split, "boundary": node.boundary, "summary": node.summary,
     }
     if node.pages is not None:  # PDF documents only: text documents' files stay as they were
         meta["pages"] = list(node.pages)
     if node.scanned_pages:
         meta["scanned_pages"] = node.scanned_pages
-    for key in ("title", "kind", "header_path"):  # Markdown documents only
+    for key in ("title", "content", "header_path", "tags"):  # Markdown documents, corpora
         if getattr(node, key) is not None:
             meta[key] = getattr(node, key)
     up = link(nodes[node.parent]) if node.parent else "[[index|Document overview]]"
@@ -101,13 +102,17 @@ def pages_note(node: TreeNode) -> str:
 
 
 def sibling_map(h: Hierarchy) -> dict[str, tuple[TreeNode | None, TreeNode | None]]:
-    by_level: dict[int, list[TreeNode]] = {}
-    for n in h.nodes:
-        by_level.setdefault(n.level, []).append(n)
+    """Previous and next of each node: inside a document, the nodes of its level in text
+    order; folders and documents, their neighbours under the same parent."""
+    rows: dict[tuple, list[TreeNode]] = {}
+    for n in h.in_order():
+        if n.kind in ("folder", "document"):
+            key: tuple = ("parent", n.parent)
+        else:
+            key = ("level", n.source, n.level)
+        rows.setdefault(key, []).append(n)
     out = {}
-    for level_nodes in by_level.values():
-        level_nodes.sort(key=lambda n: n.span[0])
-        for i, n in enumerate(level_nodes):
-            out[n.id] = (level_nodes[i - 1] if i else None,
-                         level_nodes[i + 1] if i + 1 < len(level_nodes) else None)
+    for row in rows.values():
+        for i, n in enumerate(row):
+            out[n.id] = (row[i - 1] if i else None, row[i + 1] if i + 1 < len(row) else None)
     return out

@@ -1,0 +1,89 @@
+"""One synthesis: a block's text and summary from its children, grounded.
+
+Shared by the graph's `synthesize_block` (a document's blocks) and a corpus's folder and
+group nodes: the same prompt, the same grounding, the same extractive stand-ins. A block of
+level `synthesize_full_text_levels` or below is synthesised from its children's full
+rewritten texts (whole items, while they fit `full_budget` tokens; the rest by their
+summaries); higher ones from their summaries, which condense everything below them.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Protocol, Sequence
+
+from chunker import prompts
+from chunker.config.settings import ChunkerSettings
+from chunker.grounding import summary_of_summaries
+from chunker.grounding.gate import grounded
+from chunker.llm.invoke import CallMemo, CallResult, call_llm
+from chunker.document.prose import cap_text, clean_line
+
+
+class Child(Protocol):
+    id: str
+    rewritten: str
+    rewritten_tokens: int
+    summary: str
+    summary_tokens: int
+
+
+@dataclass
+class Synthesis:
+    text: str
+    summary: str
+    summary_kept: bool
+    slug_hint: str
+    log_id: int | None
+    stats: dict[str, int] = field(default_factory=dict)
+
+
+def children_text(children: Sequence[Child], budget_tokens: int) -> str:
+    parts, used = [], 0
+    for child in children:
+        full, tokens = child.rewritten, child.rewritten_tokens
+        if used + tokens > budget_tokens:
+            full, tokens = child.summary, child.summary_tokens
+        parts.append(f"[passage {child.id}]\n{full}")
+        used += tokens
+    return "\n\n".join(parts)
+
+
+def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, background: str,
+               full_budget: int, memo: CallMemo | None, calls_dir: str | None,
+               writer: Callable[[dict], None] | None = None) -> Synthesis:
+    """Ask for the block (unless the profile's model is not asked), then keep only what the
+    children support: else their summaries in order, and a summary of their summaries."""
+    asked = cfg.llm.asks("synthesis")
+    if not asked:  # the profile's model never writes a usable synthesis
+        result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
+    else:
+        user = prompts.render("synthesize", children=children_text(children, full_budget))
+        # an in-process model's cap: a block is about as long as a chunk
+        result = call_llm(cfg.llm, node=node, task="synthesize", user=user,
+                          background=background, writer=writer, memo=memo,
+                          max_output_tokens=max(256, round(1.5 * cfg.chunking.max_chunk_tokens)),
+                          calls_dir=calls_dir)
+    stats = dict(result.stats)
+    answer = result.parsed
+    text = answer.rewritten.strip() if answer else ""
+    summary = clean_line(answer.summary if answer else "")
+    evidence = [c.rewritten for c in children] + [c.summary for c in children]
+    if grounded(cfg.grounding, "synthesize", text, evidence, stats, result.log_id, calls_dir=calls_dir):
+        stats["kept.synthesize"] = 1
+    else:  # the children's own summaries, in order, say what the section holds
+        text = "\n\n".join(c.summary for c in children)
+        if asked:
+            stats["fallback.synthesize"] = 1
+    kept = grounded(cfg.grounding, "block_summary", summary, evidence, stats, result.log_id,
+                    calls_dir=calls_dir)
+    if kept:
+        summary = cap_text(summary, cfg.output.summary_max_chars)
+        stats["kept.block_summary"] = 1
+    else:
+        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.output.summary_max_chars,
+                                       policy=cfg.grounding) or children[0].summary
+        if asked:
+            stats["fallback.block_summary"] = 1
+    return Synthesis(text=text, summary=summary, summary_kept=kept,
+                     slug_hint=(answer.slug if answer else "") or "", log_id=result.log_id, stats=stats)

@@ -1,0 +1,91 @@
+"""`chunker run FOLDER` (or several paths) and `chunker resume` of such a run: a corpus.
+
+Bad files never sink the corpus: they are listed as skipped, with their reasons, and the
+run goes on; `--strict` refuses the corpus before any work when there is one (exit 2).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from chunker.cli.common import EXIT_FAILED, EXIT_USAGE, err, fail
+from chunker.document.loader import BadInput
+from chunker.llm.errors import ModelUnavailable
+from chunker.runs.rundir import RunDir, RunDirError
+
+
+def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir, *, force: bool,
+                 include: list[str], exclude: list[str], strict: bool, quiet: bool, as_json: bool) -> None:
+    from chunker.config.settings import ChunkerSettings
+    from chunker.corpus.discover import CorpusError, discover
+    from chunker.corpus.runner import corpus_meta
+    from chunker.embeddings import preflight_embeddings
+    from chunker.llm.registry import preflight
+
+    started = time.perf_counter()
+    try:
+        ctx = ChunkerSettings(model=model, **settings)
+        discovery = discover(paths, out_dir=run_dir.path, include=include, exclude=exclude,
+                             encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
+        if strict and discovery.skipped:
+            first = discovery.skipped[0]
+            raise BadInput(f"{first.rel}: {first.reason} ({len(discovery.skipped)} file(s) would be "
+                           "skipped; --strict refuses them: fix or exclude them)")
+        if not discovery.files:
+            raise BadInput(f"no documents found under {', '.join(str(p) for p in paths)}"
+                           + (f" ({len(discovery.skipped)} skipped)" if discovery.skipped else ""))
+        preflight(ctx.llm)
+        preflight_embeddings(ctx.embedding.provider)
+        run_dir.prepare_new(force)
+        run_dir.acquire_lock()
+    except (BadInput, CorpusError, ValueError, TypeError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except (ModelUnavailable, RunDirError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    run_dir.write_meta(corpus_meta(discovery, ctx, settings, paths=paths, out_dir=run_dir.path))
+    _execute(run_dir, ctx, started, quiet, as_json)
+
+
+def resume_corpus(run_dir: RunDir, meta: dict, *, quiet: bool, as_json: bool) -> None:
+    from chunker.config.settings import ChunkerSettings
+    from chunker.embeddings import preflight_embeddings
+    from chunker.llm.registry import preflight
+
+    started = time.perf_counter()
+    try:
+        ctx = ChunkerSettings(model=meta["model"], **meta["settings"])
+        preflight(ctx.llm)
+        preflight_embeddings(ctx.embedding.provider)
+        run_dir.acquire_lock()
+    except (ModelUnavailable, RunDirError, ValueError, TypeError, KeyError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    _execute(run_dir, ctx, started, quiet, as_json)
+
+
+def _execute(run_dir: RunDir, ctx, started: float, quiet: bool, as_json: bool) -> None:
+    from chunker.cli.progress import CorpusProgress, advice, print_stats
+    from chunker.corpus.document_run import DocumentSkipped
+    from chunker.corpus.runner import execute_corpus
+
+    try:
+        with CorpusProgress(err, enabled=not quiet and not as_json) as progress:
+            result = execute_corpus(run_dir, ctx, progress.on_event)
+    except (BadInput, DocumentSkipped) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        raise fail(f"interrupted; continue with `chunker resume {run_dir.path}`", EXIT_FAILED)
+    except Exception as exc:  # the checkpoints hold every finished step of every document
+        msg = " ".join(str(exc).split())[:300]
+        raise fail(f"run failed: {type(exc).__name__}: {msg}; fix the cause, then "
+                   f"`chunker resume {run_dir.path}`", EXIT_FAILED)
+    finally:
+        run_dir.release_lock()
+    wall = time.perf_counter() - started
+    if as_json or not quiet:
+        print_stats(Console(), result.stats, wall, as_json, advice(result.stats, ctx.llm.model, ctx.grounding),
+                    skipped=result.skipped)
+    if not quiet and not as_json:
+        Console().print(f"tree written to {run_dir.path / 'index.md'} and {run_dir.path / 'hierarchy.json'}")

@@ -1,0 +1,131 @@
+"""One document of a corpus as its own unit of work: its own thread of the checkpointer,
+its own store namespace, its own settings (a PDF's differ), the corpus's call log.
+
+The document runs today's graph unchanged; it returns its tree instead of writing one
+(`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
+what marks the document done. Killed halfway, the next run continues the thread from its
+checkpoint; a worker elsewhere could run the same unit, given the same store.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable
+
+from chunker.config.settings import ChunkerSettings
+from chunker.corpus.model import SourceFile
+from chunker.corpus.signals import doc_info
+from chunker.corpus.store import CorpusStore
+from chunker.document.loader import BadInput, decode_document
+from chunker.state.store import RunStore
+
+RECURSION_LIMIT = 1_000_000_000
+
+
+class DocumentSkipped(Exception):
+    """The file cannot be read as it was found (gone, changed, not extractable): the corpus
+    goes on without it. The message is the skip reason ('changed: ...')."""
+
+
+@dataclass(frozen=True)
+class Unit:
+    """A document's unit of work: which file, under which key and thread."""
+
+    rel: str
+    key: str
+    path: Path
+    kind: str
+    sha256: str
+    size: int
+
+    @classmethod
+    def of(cls, f: SourceFile, key: str) -> "Unit":
+        return cls(rel=f.rel, key=key, path=f.path, kind=f.kind, sha256=f.sha256, size=f.size)
+
+    def thread_id(self, corpus_key: str) -> str:
+        return f"{corpus_key}:{self.key}"
+
+    def as_meta(self) -> dict:
+        return {"rel": self.rel, "key": self.key, "path": str(self.path), "kind": self.kind,
+                "sha256": self.sha256, "size": self.size}
+
+    @classmethod
+    def from_meta(cls, d: dict) -> "Unit":
+        return cls(rel=d["rel"], key=d["key"], path=Path(d["path"]), kind=d["kind"],
+                   sha256=d["sha256"], size=d["size"])
+
+
+def document_key(rel: str, used: set[str]) -> str:
+    """`D` and 8 hex digits of the path: stable for the file, unique in the corpus."""
+    digest = hashlib.sha256(rel.encode("utf-8", "surrogatepass")).hexdigest()
+    for width in range(8, len(digest) + 1):
+        key = "D" + digest[:width]
+        if key not in used:
+            used.add(key)
+            return key
+    raise ValueError(f"no free key for {rel}")
+
+
+def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings:
+    """The document's own settings: the corpus's, and for a PDF its page unit (unless set)."""
+    if unit.kind == "pdf":
+        from chunker.runs import pdf_source
+
+        settings = pdf_source.pdf_settings(unit.path, settings)
+    return ChunkerSettings(model=model, **settings)
+
+
+def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, out_dir: Path,
+                 corpus_key: str, on_event: Callable[[dict], None] | None = None) -> dict:
+    """The document's finished record (its tree, its text's run key, its stats, what it
+    says of itself), from the store when an earlier run finished it."""
+    done = cs.document(unit.key)
+    if done is not None:
+        return done
+    folder = out_dir / ".chunker" / "docs" / unit.key
+    runs = ctx.run_registry()
+    runs.out_dir, runs.calls_dir, runs.writes_tree = str(folder), str(out_dir), False
+    config = {"configurable": {"thread_id": unit.thread_id(corpus_key)}, "recursion_limit": RECURSION_LIMIT}
+    graph_input = None if graph.get_state(config).values else _first_input(unit, folder, ctx)
+    for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom", durability="sync"):
+        if on_event is not None:
+            on_event(event)
+    values = graph.get_state(config).values
+    text = RunStore(graph.store, values["run_key"]).text()
+    info = doc_info(unit.rel, text)
+    record = {"rel": unit.rel, "key": unit.key, "tree": values["tree"], "run_key": values["run_key"],
+              "stats": values.get("stats", {}), "chars": len(text), "kind": unit.kind,
+              "sha256": unit.sha256, "info": {"title": info.title, "title_source": info.title_source,
+                                              "tags": list(info.tags), "category": info.category}}
+    cs.put_document(unit.key, record)
+    return record
+
+
+def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:
+    """What the thread starts from: the file's text as it was found, or a PDF's extraction."""
+    try:
+        data = unit.path.read_bytes()
+    except FileNotFoundError:
+        raise DocumentSkipped("vanished: the file was removed before the run read it") from None
+    except OSError as exc:
+        raise DocumentSkipped(f"unreadable: {exc.strerror or exc}") from None
+    if hashlib.sha256(data).hexdigest() != unit.sha256:
+        raise DocumentSkipped("changed: the file changed after the run found it; run again to include it")
+    if unit.kind == "pdf":
+        from chunker.document.pdf_source import extract_source
+        from chunker.runs import pdf_source
+        from chunker.runs.rundir import RunDir
+
+        try:
+            src = extract_source(unit.path, max_bytes=ctx.input.max_bytes)
+        except BadInput as exc:
+            raise DocumentSkipped(f"unreadable-pdf: {exc}") from None
+        source, _ = pdf_source.start(RunDir(folder), src)
+        return {"path": source}
+    try:
+        text = decode_document(data, encoding=ctx.input.encoding, source=unit.rel)
+    except BadInput as exc:
+        raise DocumentSkipped(f"unreadable: {exc}") from None
+    return {"text": text, "path": unit.rel}

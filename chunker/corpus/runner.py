@@ -1,0 +1,152 @@
+"""Running a corpus in OUT: every document as its own unit of work, then the upper levels,
+then one tree written as a whole.
+
+run.json (`kind: corpus`) lists the documents found (with their keys and hashes) and the
+files skipped with their reasons; the checkpoints, the store and the call log are the
+corpus's, shared by its documents (each on its own thread and namespace). A resume takes
+the list from run.json, keeps every finished document, continues the one in progress from
+its checkpoint, and redoes no finished synthesis of the upper levels.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import time
+import uuid
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable
+
+from chunker import __version__
+from chunker.config.settings import ChunkerSettings
+from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_nodes
+from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
+from chunker.corpus.model import DocInfo, Discovery
+from chunker.corpus.plan import build_plan
+from chunker.corpus.signals import find_toc
+from chunker.corpus.store import CorpusStore
+from chunker.corpus.upper import Item, UpperBuilder
+from chunker.document.tokens import count_tokens
+from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
+from chunker.output.writer import foreign_stems, write_tree
+from chunker.runs.rundir import RunDir
+from chunker.runs.runner import persistent_graph
+from chunker.state.store import RunStore
+
+
+def now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, paths: list[Path],
+                out_dir: Path) -> dict:
+    """run.json of a new corpus run: the files found, under stable keys, and the skipped ones."""
+    toc = find_toc(discovery.root, [f.rel for f in discovery.files])
+    used: set[str] = set()
+    units = [Unit.of(f, document_key(f.rel, used)) for f in discovery.files
+             if toc is None or f.rel != toc.source]
+    return {"kind": "corpus", "status": "running", "root": str(discovery.root),
+            "paths": [str(p.resolve()) for p in paths], "model": ctx.llm.model, "config": ctx.flat_dict(),
+            "settings": settings, "corpus_key": uuid.uuid4().hex[:16], "toc": toc.source if toc else None,
+            "documents": [u.as_meta() for u in units],
+            "skipped": [{"rel": s.rel, "reason": s.reason} for s in discovery.skipped],
+            "tool_version": __version__, "started_at": now(), "finished_at": None}
+
+
+@dataclass
+class CorpusResult:
+    stats: dict[str, int] = field(default_factory=dict)
+    skipped: list[dict] = field(default_factory=list)
+    hierarchy: Hierarchy | None = None
+
+
+def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict], None] | None = None
+                   ) -> CorpusResult:
+    """Run (or continue) the corpus that run.json describes; returns its stats."""
+    meta = run.read_meta()
+    emit = on_event or (lambda event: None)
+    started = time.perf_counter()
+    units = [Unit.from_meta(d) for d in meta["documents"]]
+    skipped = list(meta["skipped"])
+    total_bytes = sum(u.size for u in units)
+    with persistent_graph(run, ctx) as graph:
+        cs = CorpusStore(graph.store, meta["corpus_key"])
+        records: dict[str, dict] = {}
+        done_bytes = 0
+        for i, unit in enumerate(units):
+            emit({"event": "document", "phase": "start", "source": unit.rel, "index": i,
+                  "total": len(units), "bytes": done_bytes, "bytes_total": total_bytes})
+            doc_ctx = document_settings(unit, meta["settings"], meta["model"])
+            try:
+                records[unit.rel] = run_document(graph, unit, doc_ctx, cs, out_dir=run.path,
+                                                 corpus_key=meta["corpus_key"], on_event=emit)
+            except DocumentSkipped as exc:
+                skipped.append({"rel": unit.rel, "reason": str(exc)})
+                run.update_meta(skipped=skipped)
+                emit({"event": "document", "phase": "skipped", "source": unit.rel, "reason": str(exc)})
+            done_bytes += unit.size
+            if unit.rel in records:
+                emit({"event": "document", "phase": "done", "source": unit.rel, "index": i,
+                      "total": len(units), "bytes": done_bytes, "bytes_total": total_bytes,
+                      "leaves": records[unit.rel]["stats"].get("leaves", 0)})
+        if not records:
+            raise DocumentSkipped("no document of the corpus could be read")
+        result = _assemble(run, ctx, meta, units, records, skipped, graph.store, cs, emit)
+    elapsed = time.perf_counter() - started
+    run.update_meta(status="finished", finished_at=now(), skipped=skipped,
+                    wall_s=round(run.read_meta().get("wall_s", 0) + elapsed, 3), stats=result.stats)
+    return result
+
+
+def _assemble(run: RunDir, ctx: ChunkerSettings, meta: dict, units: list[Unit], records: dict[str, dict],
+              skipped: list[dict], store, cs: CorpusStore, emit) -> CorpusResult:
+    root = Path(meta["root"])
+    title = root.name or "corpus"
+    rels = [u.rel for u in units if u.rel in records]
+    infos = {rel: DocInfo(rel=rel, title=r["info"]["title"], title_source=r["info"]["title_source"],
+                          tags=tuple(r["info"]["tags"]), category=r["info"]["category"])
+             for rel, r in records.items()}
+    toc = find_toc(root, rels) if meta.get("toc") else None
+    plan, stats = build_plan(rels, infos, toc, corpus_title=title, min_group_size=ctx.aggregation.min_group_size)
+    trees = {rel: Hierarchy.model_validate(records[rel]["tree"]) for rel in rels}
+    keys = {u.rel: u.key for u in units}
+    items = {}
+    parts = []
+    for rel in rels:
+        nodes = document_nodes(trees[rel], rel, keys[rel], infos[rel])
+        parts.extend(nodes)
+        doc = nodes[0]
+        items[rel] = Item(id=doc.id, title=infos[rel].title, level=doc.level, summary=doc.summary,
+                          summary_tokens=count_tokens(doc.summary), rewritten=doc.rewritten,
+                          rewritten_tokens=count_tokens(doc.rewritten))
+    builder = UpperBuilder(ctx, cs, title, calls_dir=str(run.path), writer=emit)
+    root_item = builder.build(plan, items)
+    parts.extend(upper_nodes(builder.nodes))
+    for rel in rels:
+        for key, value in records[rel]["stats"].items():
+            stats[key] = stats.get(key, 0) + value
+    for key, value in builder.stats.items():
+        stats[key] = stats.get(key, 0) + value
+    stats.update({"documents": len(rels), "skipped": len(skipped)})
+    texts = {rel: RunStore(store, records[rel]["run_key"]).text() for rel in rels}
+    corpus = CorpusMeta(
+        root=meta["root"], toc=meta.get("toc"),
+        documents=[CorpusDocument(source=rel, doc_id=trees[rel].meta.doc_id, sha256=records[rel]["sha256"],
+                                  chars=records[rel]["chars"], kind=records[rel]["kind"],
+                                  node=items[rel].id, title=infos[rel].title) for rel in rels],
+        skipped=[SkippedFile(source=s["rel"], reason=s["reason"]) for s in skipped])
+    run_meta = RunMeta(tool_version=__version__, model=ctx.llm.model,
+                       doc_id=_corpus_id(records, rels), source=meta["root"],
+                       source_chars=sum(len(t) for t in texts.values()), config=ctx.public_dict(),
+                       stats=dict(sorted(stats.items())), finished_at=now(), corpus=corpus)
+    names = {u.id: u.name for u in builder.nodes if u.name}
+    h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
+                         slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path))
+    write_tree(run.path, h, title)
+    return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
+
+
+def _corpus_id(records: dict[str, dict], rels: list[str]) -> str:
+    joined = "\n".join(f"{rel}\x00{records[rel]['sha256']}" for rel in rels)
+    return hashlib.sha256(joined.encode("utf-8", "surrogatepass")).hexdigest()[:16]

@@ -1,0 +1,133 @@
+"""The corpus's upper levels: a node per folder, section or group of the plan, each with a
+synthesis of its children's summaries (grounded like every block), bottom up.
+
+A plan node with more children than `max_group_size` is first split into contiguous groups
+(`grouping.group_items`: the model, with the summaries' dips as hints), one level at a time,
+as a document's sweeps do. Each node's synthesis is kept in the corpus store under its plan
+key: a resume redoes none that finished, so a kill costs at most the call in flight.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass, field
+from typing import Callable
+
+from chunker.aggregation.synthesis import synthesize
+from chunker.config.settings import ChunkerSettings
+from chunker.corpus.grouping import group_items
+from chunker.corpus.model import PlanNode
+from chunker.corpus.store import CorpusStore
+from chunker.document.tokens import count_tokens
+from chunker.grounding import document_overview
+
+ROOT_ID = "F-root"
+
+
+def folder_id(key: str) -> str:
+    """A stable id from the plan key: the same folder keeps its id across runs."""
+    return ROOT_ID if key == "" else "F" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:8]
+
+
+@dataclass
+class Item:
+    """A child as its parent's synthesis sees it: a document's node, or an upper node."""
+
+    id: str
+    title: str
+    level: int
+    summary: str
+    summary_tokens: int
+    rewritten: str
+    rewritten_tokens: int
+
+
+@dataclass
+class UpperNode(Item):
+    key: str = ""
+    signal: str = "folder"
+    children: list[str] = field(default_factory=list)
+    summary_kept: bool = False
+    slug_hint: str = ""
+    name: str | None = None
+    """The source folder's own name, for the node's file (folders mirror the source)."""
+
+
+class UpperBuilder:
+    """Synthesises the plan's nodes over finished documents; `nodes` in reading order."""
+
+    def __init__(self, cfg: ChunkerSettings, cs: CorpusStore, corpus_title: str, *,
+                 calls_dir: str | None, writer: Callable[[dict], None] | None = None):
+        self.cfg, self.cs, self.corpus_title = cfg, cs, corpus_title
+        self.calls_dir, self.writer = calls_dir, writer
+        self.nodes: list[UpperNode] = []
+        self.stats: dict[str, int] = {}
+
+    def build(self, root: PlanNode, documents: dict[str, Item]) -> Item:
+        """The root item: an upper node, or the only document of a one-document corpus."""
+        if len(root.children) == 1 and isinstance(root.children[0], str):
+            return documents[root.children[0]]
+        return self._node(root, documents, [])
+
+    def _node(self, plan: PlanNode, documents: dict[str, Item], path: list[str]) -> UpperNode:
+        here = path + ([plan.title] if plan.key else [])
+        items = [self._node(c, documents, here) if isinstance(c, PlanNode) else documents[c]
+                 for c in plan.children]
+        round_ = 0
+        while len(items) > self.cfg.aggregation.max_group_size:
+            items = self._grouped(plan, items, here, round_)
+            round_ += 1
+        name = plan.key[4:].rsplit("/", 1)[-1] if plan.key.startswith("dir:") else None
+        return self._synthesised(plan.key, plan.title, plan.signal, items, here, name)
+
+    def _grouped(self, plan: PlanNode, items: list[Item], path: list[str], round_: int) -> list[Item]:
+        key = f"{plan.key}#r{round_}"
+        groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in items],
+                                    background=self._background(path), calls_dir=self.calls_dir,
+                                    writer=self.writer)
+        self._add(stats)
+        out: list[Item] = []
+        for g, members in enumerate(groups):
+            kids = [items[i] for i in members]
+            if len(kids) == 1:
+                out.append(kids[0])
+                continue
+            title = f"{kids[0].title} \u2026 {kids[-1].title}"
+            out.append(self._synthesised(f"{key}.g{g}", title, "llm", kids, path, None))
+        self._add({"signals.llm_groups": sum(1 for m in groups if len(m) > 1)})
+        return out
+
+    def _synthesised(self, key: str, title: str, signal: str, kids: list[Item], path: list[str],
+                     name: str | None) -> UpperNode:
+        done = self.cs.get_value("upper", key)
+        if done is None:
+            made = synthesize(self.cfg, kids, node="synthesize_folder", background=self._background(path),
+                              full_budget=0, memo=self.cs, calls_dir=self.calls_dir, writer=self.writer)
+            summary, kept = made.summary, made.summary_kept
+            if key == "" and not kept:  # the corpus's overview: drawn from all of its parts
+                summary = document_overview([k.summary for k in kids],
+                                            max_chars=self.cfg.output.summary_max_chars,
+                                            policy=self.cfg.grounding) or summary
+            done = {"text": made.text, "summary": summary, "summary_kept": kept,
+                    "slug_hint": made.slug_hint, "stats": made.stats}
+            self.cs.put_value("upper", key, done)
+        self._add(done["stats"])
+        self._add({f"blocks.{'root' if key == '' else 'folder'}": 1})
+        node = UpperNode(id=folder_id(key), title=title, level=1 + max(k.level for k in kids),
+                         summary=done["summary"], summary_tokens=count_tokens(done["summary"]),
+                         rewritten=done["text"], rewritten_tokens=count_tokens(done["text"]),
+                         key=key, signal=signal, children=[k.id for k in kids],
+                         summary_kept=done["summary_kept"], slug_hint=done["slug_hint"], name=name)
+        self.nodes.append(node)
+        return node
+
+    def _background(self, path: list[str]) -> str:
+        """Where the node sits: the collection and the sections above it (a few words)."""
+        line = f"These are documents of the collection \u201c{self.corpus_title}\u201d"
+        if path:
+            line += ", in the section " + " > ".join(path[-4:])
+        return line + "."
+
+    def _add(self, stats: dict[str, int]) -> None:
+        for k, v in stats.items():
+            self.stats[k] = self.stats.get(k, 0) + v
