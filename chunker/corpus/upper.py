@@ -75,26 +75,54 @@ class UpperBuilder:
                  for c in plan.children]
         round_ = 0
         while len(items) > self.cfg.aggregation.max_group_size:
-            items = self._grouped(plan, items, here, round_)
+            grouped = self._grouped(plan, items, here, round_)
+            if len(grouped) == len(items):
+                break  # only folders the authors made are left side by side: they stay
+            items = grouped
             round_ += 1
         name = plan.key[4:].rsplit("/", 1)[-1] if plan.key.startswith("dir:") else None
         return self._synthesised(plan.key, plan.title, plan.signal, items, here, name)
 
     def _grouped(self, plan: PlanNode, items: list[Item], path: list[str], round_: int) -> list[Item]:
-        key = f"{plan.key}#r{round_}"
-        groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in items],
+        """Each run of consecutive loose documents (or groups of them) long enough to split
+        is split into contiguous groups; folders and sections stay as the authors made them."""
+        agg = self.cfg.aggregation
+        out: list[Item] = []
+        run: list[Item] = []
+        runs = 0
+
+        def flush() -> None:
+            nonlocal runs
+            if len(run) >= 2 * agg.min_group_size:
+                out.extend(self._split_run(plan, run, path, f"{plan.key}#r{round_}.{runs}"))
+                runs += 1
+            else:
+                out.extend(run)
+            run.clear()
+
+        for item in items:
+            if isinstance(item, UpperNode) and item.signal != "llm":
+                flush()
+                out.append(item)
+            else:
+                run.append(item)
+        flush()
+        return out
+
+    def _split_run(self, plan: PlanNode, run: list[Item], path: list[str], key: str) -> list[Item]:
+        groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in run],
                                     background=self._background(path), calls_dir=self.calls_dir,
                                     writer=self.writer)
         self._add(stats)
         out: list[Item] = []
         for g, members in enumerate(groups):
-            kids = [items[i] for i in members]
-            if len(kids) == 1:
-                out.append(kids[0])
+            kids = [run[i] for i in members]
+            if len(kids) == 1 or len(groups) == 1:
+                out.extend(kids)
                 continue
             title = f"{kids[0].title} \u2026 {kids[-1].title}"
             out.append(self._synthesised(f"{key}.g{g}", title, "llm", kids, path, None))
-        self._add({"signals.llm_groups": sum(1 for m in groups if len(m) > 1)})
+        self._add({"signals.llm_groups": sum(1 for m in groups if len(m) > 1 and len(groups) > 1)})
         return out
 
     def _synthesised(self, key: str, title: str, signal: str, kids: list[Item], path: list[str],

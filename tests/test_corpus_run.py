@@ -1,0 +1,213 @@
+"""A folder of documents becomes one tree: each signal shapes the upper levels, bad files
+are skipped with their reasons, OUT may live inside the source, every file is lossless,
+and every link resolves."""
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from conftest import SHARED, check_markdown_tree, chunker
+
+MODEL = "scripted"
+
+
+def tree_of(out: Path) -> dict:
+    return json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+
+
+def by_kind(h: dict, kind: str) -> list[dict]:
+    return [n for n in h["nodes"] if n["kind"] == kind]
+
+
+def docs_under(h: dict, node_id: str) -> list[str]:
+    nodes = {n["id"]: n for n in h["nodes"]}
+    out, todo = [], [node_id]
+    while todo:
+        n = nodes[todo.pop(0)]
+        if n["kind"] == "document":
+            out.append(n["source"])
+        elif n["kind"] == "folder":
+            todo[:0] = n["children"]
+    return out
+
+
+def assert_lossless_per_file(h: dict, root: Path) -> None:
+    """Each file's leaves, in reading order, concatenate to that file exactly."""
+    nodes = {n["id"]: n for n in h["nodes"]}
+    order, todo = [], [h["root"]]
+    while todo:
+        n = nodes[todo.pop()]
+        order.append(n)
+        todo.extend(reversed(n["children"]))
+    for doc in h["meta"]["corpus"]["documents"]:
+        leaves = [n for n in order if n["source"] == doc["source"] and not n["children"]]
+        text = (root / doc["source"]).read_bytes().decode("utf-8")
+        assert "".join(leaf["original"] for leaf in leaves) == text, doc["source"]
+        pos = 0
+        for leaf in leaves:
+            assert leaf["span"][0] == pos
+            pos = leaf["span"][1]
+
+
+@pytest.fixture
+def mixed(tmp_path) -> Path:
+    root = tmp_path / "notes"
+    (root / "book").mkdir(parents=True)
+    (root / "tales" / "grimm").mkdir(parents=True)
+    for name in ("rust-book-ch03-02-data-types.md", "rust-book-ch08-02-strings.md"):
+        shutil.copy(SHARED / "markdown" / name, root / "book" / name)
+    shutil.copy(SHARED / "small" / "cinderella.txt", root / "tales" / "grimm" / "cinderella.txt")
+    (root / "short note.md").write_text("---\ntitle: A Short Note\ntags: [misc, tiny]\n---\n"
+                                        "The meeting moved to Thursday. Bring the slides.\n", encoding="utf-8")
+    (root / "bin.dat").write_bytes(b"\x00\x01\x02binary")
+    (root / "empty.txt").write_text("")
+    (root / "latin1.txt").write_bytes("caf\xe9 cr\xe8me".encode("latin-1"))
+    (root / ".obsidian").mkdir()
+    (root / ".obsidian" / "workspace.json").write_text("{}")
+    return root
+
+
+def test_a_folder_becomes_one_tree(mixed, tmp_path):
+    out = tmp_path / "out"
+    proc = chunker("run", mixed, "--model", MODEL, "-o", out, "--json", check=0)
+    report = json.loads(proc.stdout)
+    h = tree_of(out)
+    assert h["schema_version"] == 3
+    sources = sorted(d["source"] for d in h["meta"]["corpus"]["documents"])
+    assert sources == ["book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md",
+                       "short note.md", "tales/grimm/cinderella.txt"]
+    # bad files are listed with their reasons, in the JSON report and in hierarchy.json
+    skipped = {s["source"]: s["reason"].split(":")[0] for s in h["meta"]["corpus"]["skipped"]}
+    assert skipped == {"bin.dat": "binary", "empty.txt": "empty", "latin1.txt": "invalid-utf8"}
+    assert {s["source"] for s in report["skipped"]} == set(skipped)
+    assert report["stats"]["documents"] == 4 and report["stats"]["skipped"] == 3
+    # folders and files are the upper levels; a folder with one child adds no level
+    root = next(n for n in h["nodes"] if n["id"] == h["root"])
+    assert root["kind"] == "folder" and root["source"] is None and root["span"] is None
+    folders = {n["title"]: n for n in by_kind(h, "folder")}
+    assert sorted(docs_under(h, folders["Book"]["id"])) == sources[:2]
+    assert not any(f["title"] in ("Tales", "Grimm") for f in folders.values())  # one child each
+    docs = {n["source"]: n for n in by_kind(h, "document")}
+    assert docs["short note.md"]["title"] == "A Short Note"  # front matter
+    assert docs["short note.md"]["tags"] == ["misc", "tiny"]
+    assert docs["short note.md"]["children"] == []  # a short file is one leaf
+    assert docs["book/rust-book-ch03-02-data-types.md"]["title"] == "Data Types"  # first heading
+    for n in h["nodes"]:
+        assert n["kind"] in ("folder", "document", "block", "leaf")
+        if n["kind"] != "folder":
+            assert n["source"] in docs and n["span"] is not None
+    assert_lossless_per_file(h, mixed)
+    check_markdown_tree(out)
+    # the nodes of a document lie together, beside its folder's file
+    data_types = docs["book/rust-book-ch03-02-data-types.md"]
+    inner = [n["filename"] for n in h["nodes"] if n["source"] == data_types["source"] and n is not data_types]
+    folder = data_types["filename"][:-3] + "/"
+    assert inner and all(f.startswith(folder) for f in inner)
+
+
+def test_the_output_folder_may_live_inside_the_source(mixed):
+    out = mixed / "tree"
+    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", check=0)
+    first = tree_of(out)
+    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--force", check=0)
+    again = tree_of(out)
+    assert [d["source"] for d in again["meta"]["corpus"]["documents"]] == \
+        [d["source"] for d in first["meta"]["corpus"]["documents"]]
+    assert not any(d["source"].startswith("tree/") for d in again["meta"]["corpus"]["documents"])
+
+
+def test_strict_refuses_a_corpus_with_a_bad_file_before_any_work(mixed, tmp_path):
+    out = tmp_path / "out"
+    proc = chunker("run", mixed, "--model", MODEL, "-o", out, "--strict", check=2)
+    assert "--strict" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert not out.exists()
+
+
+def test_include_exclude_and_chunkerignore(mixed, tmp_path):
+    (mixed / ".chunkerignore").write_text("tales/\n")
+    out = tmp_path / "out"
+    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--exclude", "*.dat",
+            "--exclude", "*.txt", check=0)
+    assert sorted(d["source"] for d in tree_of(out)["meta"]["corpus"]["documents"]) == [
+        "book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md", "short note.md"]
+    out2 = tmp_path / "out2"
+    chunker("run", mixed, "--model", MODEL, "-o", out2, "--quiet", "--include", "book/**", check=0)
+    assert len(tree_of(out2)["meta"]["corpus"]["documents"]) == 2
+
+
+def test_a_table_of_contents_shapes_the_tree(tmp_path):
+    root = tmp_path / "site"
+    root.mkdir()
+    for i, topic in enumerate(["install", "configure", "deploy", "monitor"]):
+        (root / f"{topic}.md").write_text(f"# {topic.title()}\n\nHow to {topic} the service. "
+                                          f"Step {i} of the guide explains it in detail.\n", encoding="utf-8")
+    (root / "mkdocs.yml").write_text("nav:\n- Setup:\n  - install.md\n  - configure.md\n"
+                                     "- Operations:\n  - monitor.md\n  - deploy.md\n", encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    h = tree_of(out)
+    assert h["meta"]["corpus"]["toc"] == "mkdocs.yml"
+    assert "mkdocs.yml" not in [d["source"] for d in h["meta"]["corpus"]["documents"]]
+    folders = {n["title"]: n for n in by_kind(h, "folder")}
+    assert docs_under(h, folders["Setup"]["id"]) == ["install.md", "configure.md"]
+    assert docs_under(h, folders["Operations"]["id"]) == ["monitor.md", "deploy.md"]  # the toc's order
+    check_markdown_tree(out)
+
+
+def test_a_flat_folder_of_many_files_is_grouped_by_the_model(tmp_path):
+    root = tmp_path / "flat"
+    root.mkdir()
+    words = ["apples", "pears", "plums", "cherries", "trains", "buses", "trams", "ferries",
+             "violins", "cellos", "flutes", "drums", "oaks", "pines", "elms", "birches"]
+    for word in words:
+        (root / f"{word}.txt").write_text(f"This note is about {word}. People like {word} a lot.\n",
+                                          encoding="utf-8")
+    out = tmp_path / "out"
+    proc = chunker("run", root, "--model", MODEL, "-o", out, "--json", "--set", "max_group_size=5",
+                   check=0)
+    stats = json.loads(proc.stdout)["stats"]
+    h = tree_of(out)
+    groups = [n for n in by_kind(h, "folder") if n["id"] != h["root"]]
+    assert stats["signals.llm_groups"] == len(groups) >= 2
+    assert stats["calls.group"] >= 1
+    # contiguous groups, in name order, each of at least two documents
+    assert [s for g in groups for s in docs_under(h, g["id"])] == sorted(f"{w}.txt" for w in words)
+    assert all(len(g["children"]) >= 2 for g in groups)
+    check_markdown_tree(out)
+
+
+def test_file_name_conventions_order_the_documents(tmp_path):
+    root = tmp_path / "journal"
+    root.mkdir()
+    names = ["2023-11-02 visit.md", "2023-01-15 start.md", "10-late.md", "9-early.md"]
+    for name in names:
+        (root / name).write_text(f"# {name}\n\nNotes written for {name}. Nothing else happened.\n",
+                                 encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    h = tree_of(out)
+    order = docs_under(h, h["root"])
+    assert order.index("9-early.md") < order.index("10-late.md")
+    assert order.index("2023-01-15 start.md") < order.index("2023-11-02 visit.md")
+
+
+def test_awkward_names_are_handled(tmp_path):
+    root = tmp_path / "names"
+    (root / "sub dir").mkdir(parents=True)
+    files = ["CON.md", "aux.txt", "caf\u00e9 cr\u00e8me.md", "\u65e5\u672c\u8a9e.md", "sub dir/a b.md"]
+    for i, name in enumerate(files):
+        (root / name).write_text(f"Note {i}: something about {name}. It is short.\n", encoding="utf-8")
+    (root / "loop").mkdir()
+    (root / "loop" / "back").symlink_to(root, target_is_directory=True)
+    out = tmp_path / "out"
+    proc = chunker("run", root, "--model", MODEL, "-o", out, "--json", check=0)
+    h = tree_of(out)
+    assert sorted(d["source"] for d in h["meta"]["corpus"]["documents"]) == sorted(files)
+    assert any(s["reason"].startswith("symlink-loop") for s in json.loads(proc.stdout)["skipped"])
+    for n in h["nodes"]:  # file names are safe on every system
+        stem = Path(n["filename"]).stem
+        assert stem.isascii() and stem.lower() not in ("con", "aux", "nul") and " " not in n["filename"]
+    assert_lossless_per_file(h, root)
+    check_markdown_tree(out)
