@@ -211,3 +211,54 @@ def test_awkward_names_are_handled(tmp_path):
         assert stem.isascii() and stem.lower() not in ("con", "aux", "nul") and " " not in n["filename"]
     assert_lossless_per_file(h, root)
     check_markdown_tree(out)
+
+
+def _start(root: Path, out: Path):
+    from chunker.config.settings import ChunkerSettings
+    from chunker.corpus.discover import discover
+    from chunker.corpus.runner import corpus_meta
+    from chunker.runs.rundir import RunDir
+
+    run = RunDir(out)
+    ctx = ChunkerSettings(model=MODEL)
+    discovery = discover([root], out_dir=run.path)
+    run.prepare_new(False)
+    run.write_meta(corpus_meta(discovery, ctx, {}, paths=[root], out_dir=run.path))
+    return run, ctx
+
+
+def test_a_file_that_vanishes_or_changes_after_it_was_found_is_skipped(mixed, tmp_path):
+    from chunker.corpus.runner import execute_corpus
+
+    run, ctx = _start(mixed, tmp_path / "out")
+    (mixed / "short note.md").write_text("Rewritten while the run was going.\n", encoding="utf-8")
+    (mixed / "tales" / "grimm" / "cinderella.txt").unlink()
+    result = execute_corpus(run, ctx)
+    reasons = {s["rel"]: s["reason"].split(":")[0] for s in result.skipped}
+    assert reasons["short note.md"] == "changed" and reasons["tales/grimm/cinderella.txt"] == "vanished"
+    h = result.hierarchy
+    assert sorted(h.sources()) == ["book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md"]
+    assert {s.source for s in h.meta.corpus.skipped} >= {"short note.md", "tales/grimm/cinderella.txt"}
+
+
+def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):
+    fitz = pytest.importorskip("pymupdf")
+    root = tmp_path / "papers"
+    root.mkdir()
+    pdf = fitz.open()
+    for words in ("The first page talks about rivers and their banks.",
+                  "The second page talks about mountains and their snow."):
+        pdf.new_page().insert_text((72, 72), words)
+    pdf.save(root / "report.txt")  # a PDF by its content, whatever its name
+    (root / "readme.md").write_text("# Papers\n\nA folder of papers about landscapes.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    h = tree_of(out)
+    docs = {d["source"]: d for d in h["meta"]["corpus"]["documents"]}
+    assert docs["report.txt"]["kind"] == "pdf"
+    extracted = (out / ".chunker" / "docs" / docs["report.txt"]["node"].split(".")[0] / "source.md").read_text(
+        encoding="utf-8")
+    leaves = [n for n in h["nodes"] if n["source"] == "report.txt" and not n["children"]]
+    assert "".join(n["original"] for n in sorted(leaves, key=lambda n: n["span"][0])) == extracted
+    assert "rivers" in extracted and all(n.get("pages") for n in leaves)
+    check_markdown_tree(out)

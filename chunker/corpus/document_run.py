@@ -122,6 +122,7 @@ def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:
             src = extract_source(unit.path, max_bytes=ctx.input.max_bytes)
         except BadInput as exc:
             raise DocumentSkipped(f"unreadable-pdf: {exc}") from None
+        folder.mkdir(parents=True, exist_ok=True)
         source, _ = pdf_source.start(RunDir(folder), src)
         return {"path": source}
     try:
