@@ -1,7 +1,8 @@
 """`chunker ask OUT "question"`: walk a finished tree to the passage a question needs.
 
 One progress line per step on stderr; the answer, path, leaves and tokens read on stdout
-(`--json`: one line per question). Exit codes: 0 done, 2 bad input (a folder without a
+(`--json`: one line per question). On a corpus tree each leaf is named with its file and
+characters (`--json`: a `sources` list). Exit codes: 0 done, 2 bad input (a folder without a
 finished run, an empty question, a bad questions file, an unreachable model).
 """
 
@@ -109,11 +110,16 @@ def ask_command(
             result = ask(str(output_dir), q, cfg, on_step=progress, start_node=start)
         except NavigationError as exc:
             raise _fail(str(exc))
+        refs = [tree.ref(leaf) for leaf in result.leaves]
         if as_json:
-            print(json.dumps(result.model_dump(include={"question", "answer", "path", "leaves",
-                                                        "tokens_read", "status"}),
-                             ensure_ascii=False), flush=True)
+            record = result.model_dump(include={"question", "answer", "path", "leaves",
+                                                "tokens_read", "status"})
+            if tree.is_corpus:  # single documents: the line stays as it was
+                record["sources"] = [{"id": r.id, "source": r.source, "span": r.span} for r in refs]
+            print(json.dumps(record, ensure_ascii=False), flush=True)
         else:
             out.print(result.answer, highlight=False, markup=False)
-            out.print(f"[dim]path {' > '.join(result.path)} | leaves {', '.join(result.leaves)} | "
-                      f"{result.tokens_read} tokens read | {result.status}[/]", highlight=False)
+            leaves = ", ".join(r.label() for r in refs)  # a single document's: the ids
+            out.print(f"path {' > '.join(result.path)} | leaves {leaves} | "
+                      f"{result.tokens_read} tokens read | {result.status}", style="dim",
+                      highlight=False, markup=False)

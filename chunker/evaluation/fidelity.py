@@ -148,7 +148,9 @@ def evaluate_fidelity(run_dir: str | Path) -> dict:
     policy = ChunkerSettings(model=h.meta.model).grounding
     by_id = h.by_id()
     nodes = []
-    for node in sorted(h.nodes, key=lambda n: (n.level, n.span[0])):
+    # by level, then reading order (a folder has no span, and a corpus's spans restart in
+    # every file; in one document this is the order of their offsets)
+    for node in sorted(h.in_order(), key=lambda n: n.level):
         rec = {"id": node.id, "level": node.level, "slug": node.slug,
                "slug_valid": is_valid_slug(node.slug, max_len),
                "opening_pronoun": opening_pronoun(node.rewritten),

@@ -41,8 +41,11 @@ def llm_settings(cfg: NavigatorSettings) -> LLMSettings:
 
 
 def children_listing(children: list[NodeRef]) -> str:
-    """The numbered summaries a reader (model or person) chooses from."""
-    return "\n".join(f"[{i}] {c.summary}" for i, c in enumerate(children, 1))
+    """The numbered summaries a reader (model or person) chooses from; in a corpus each
+    also names its kind and title (a document its file), so folders and documents are
+    chosen by what they are called as well as by what they hold."""
+    return "\n".join(f"[{i}] " + (f"{c.choice()}: " if c.choice() else "") + c.summary
+                      for i, c in enumerate(children, 1))
 
 
 def choose_child(cfg: NavigatorSettings, question: str, children: list[NodeRef]) -> LlmOutcome:

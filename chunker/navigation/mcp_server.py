@@ -3,6 +3,8 @@ over one or more finished trees, so desktop assistants and IDEs can browse them.
 
 `chunker mcp OUT...` serves it over stdio. With several trees every tool takes a `tree`
 argument (the folder's name, listed by `list_trees`); with one it may be left out.
+A corpus tree (folders of files) is served the same way; `search` takes a `path_prefix`
+to search one folder or file of it.
 """
 
 from __future__ import annotations
@@ -16,14 +18,17 @@ from pydantic import Field
 
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
-from chunker.navigation.tools import DESCRIPTIONS
+from chunker.navigation.tools import PATH_PREFIX, descriptions
 from chunker.navigation.tree import Tree, open_tree
 
 SERVER_NAME = "chunker-navigation"
 
 TreeName = Annotated[str | None, Field(description="which tree (a name from list_trees); "
                                                     "may be left out when only one is served")]
-NodeId = Annotated[str, Field(description="a node id from an earlier result, such as 'L1-00002'")]
+NodeId = Annotated[str, Field(description="a node id from an earlier result, such as 'L1-00002' "
+                                         "(in a corpus tree: 'F1a2b3c4d', a folder, or "
+                                         "'D9f8e7d6c.L0-00003', a document's node)")]
+PathPrefix = Annotated[str | None, Field(description=PATH_PREFIX)]
 
 
 def tree_names(paths: list[str | Path]) -> dict[str, Tree]:
@@ -44,6 +49,7 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
     """An MCP server over the finished runs in `paths` (opened now: bad paths fail early)."""
     cfg = settings or NavigatorSettings()
     trees = tree_names(paths)
+    texts = descriptions(any(t.is_corpus for t in trees.values()))
     server = MCPServer(SERVER_NAME, instructions=(
         "Browse document trees built by chunker: start with overview, descend with open_node, "
         "read a leaf's exact text with read_original; search jumps to matching nodes."))
@@ -68,27 +74,27 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
     def list_trees() -> str:
         return "\n".join(f"- {name}: {t.overview().summary}" for name, t in trees.items())
 
-    @server.tool(structured_output=False, description=DESCRIPTIONS["overview"])
+    @server.tool(structured_output=False, description=texts["overview"])
     def overview(tree: TreeName = None) -> str:
         return run(lambda: pick(tree).overview())
 
-    @server.tool(structured_output=False, description=DESCRIPTIONS["open_node"])
+    @server.tool(structured_output=False, description=texts["open_node"])
     def open_node(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).open_node(node_id))
 
-    @server.tool(structured_output=False, description=DESCRIPTIONS["read_original"])
+    @server.tool(structured_output=False, description=texts["read_original"])
     def read_original(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).read_original(node_id))
 
-    @server.tool(structured_output=False, description=DESCRIPTIONS["search"])
+    @server.tool(structured_output=False, description=texts["search"])
     def search(query: Annotated[str, Field(description="what you are looking for")],
                k: Annotated[int, Field(ge=1, le=50, description="how many nodes")] = cfg.search_k,
-               tree: TreeName = None) -> str:
+               path_prefix: PathPrefix = None, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).search(query, k, embeddings=cfg.embeddings,
                                              piece_tokens=cfg.piece_tokens,
-                                             cache=cfg.cache_embeddings))
+                                             cache=cfg.cache_embeddings, prefix=path_prefix))
 
-    @server.tool(structured_output=False, description=DESCRIPTIONS["zoom_out"])
+    @server.tool(structured_output=False, description=texts["zoom_out"])
     def zoom_out(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).zoom_out(node_id))
 

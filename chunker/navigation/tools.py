@@ -5,6 +5,9 @@ Each is a `StructuredTool` with a typed argument schema and a description writte
 the model that will call it; each returns text ending with the tokens it showed, so an
 agent can keep its own budget. A bad node id comes back as an error message (the tool
 raises `ToolException`, handled), which lets an agent correct itself instead of crashing.
+
+A corpus tree's tools take corpus ids in their examples and a `path_prefix` for search;
+a single document's tools (schemas and descriptions) are exactly what they were.
 """
 
 from __future__ import annotations
@@ -28,9 +31,25 @@ class NodeArg(BaseModel):
                                      "(L<level>-<index>; level 0 are leaves)")
 
 
+class CorpusNodeArg(BaseModel):
+    node_id: str = Field(description="a node id from an earlier result, such as 'F-root' (the "
+                                     "root folder), 'F1a2b3c4d' (a folder) or "
+                                     "'D9f8e7d6c.L0-00003' (a document's node: the document's "
+                                     "key, then L<level>-<index>; level 0 are leaves)")
+
+
 class SearchArgs(BaseModel):
     query: str = Field(description="what you are looking for, in your own words")
     k: int = Field(default=5, ge=1, le=50, description="how many nodes to return")
+
+
+PATH_PREFIX = ("search only the files whose path (relative to the corpus root, as results "
+               "show it) starts with this: a folder such as 'tutorial/security/' or one "
+               "file's path; leave it out to search everything")
+
+
+class CorpusSearchArgs(SearchArgs):
+    path_prefix: str | None = Field(default=None, description=PATH_PREFIX)
 
 
 DESCRIPTIONS = {
@@ -48,10 +67,35 @@ DESCRIPTIONS = {
                 "summaries. Use it to backtrack or to read on past the end of a passage.",
 }
 
+CORPUS_DESCRIPTIONS = {
+    **DESCRIPTIONS,
+    "overview": "Start here. The whole collection's summary and its top-level folders and "
+                "documents, each with an id, its kind, its title (a document also its file) "
+                "and a one-line summary. Open one with open_node.",
+    "open_node": "Open one node (a folder, a document, or a section or passage of a "
+                 "document): its summary, its full rewritten text, and its children's kinds, "
+                 "titles, files and one-line summaries. Descend by opening the child that fits "
+                 "best; a leaf has no children: read its exact source text with read_original.",
+    "read_original": "The exact original text of a leaf (a passage of one file), word for "
+                     "word, with the file it comes from and its character offsets there, to "
+                     "quote or answer from. Folders and blocks have no original of their own.",
+    "search": "Find nodes at any level whose title, summary or text matches a query, best "
+              "first, with their ids, files and character offsets. Give path_prefix to search "
+              "one folder or one file only. Use it to jump into the tree when the summaries do "
+              "not point the way; then open_node or read_original the hits.",
+}
+"""The same tools described for a corpus tree (folders of files)."""
+
+
+def descriptions(corpus: bool) -> dict[str, str]:
+    """The tools' descriptions for a corpus tree or for a single document's."""
+    return CORPUS_DESCRIPTIONS if corpus else DESCRIPTIONS
+
 
 def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[StructuredTool]:
     """The five navigation tools bound to one tree."""
     cfg = settings or NavigatorSettings()
+    texts = descriptions(tree.is_corpus)
 
     def overview() -> str:
         return _shown(tree.overview())
@@ -62,18 +106,20 @@ def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[St
     def read_original(node_id: str) -> str:
         return _shown(tree.read_original(node_id))
 
-    def search(query: str, k: int = cfg.search_k) -> str:
+    def search(query: str, k: int = cfg.search_k, path_prefix: str | None = None) -> str:
         return _shown(tree.search(query, k, embeddings=cfg.embeddings, piece_tokens=cfg.piece_tokens,
-                                  cache=cfg.cache_embeddings))
+                                  cache=cfg.cache_embeddings, prefix=path_prefix))
 
     def zoom_out(node_id: str) -> str:
         return _shown(tree.zoom_out(node_id))
 
+    node_arg = CorpusNodeArg if tree.is_corpus else NodeArg
+    search_args = CorpusSearchArgs if tree.is_corpus else SearchArgs
     specs: list[tuple[Callable[..., str], type[BaseModel]]] = [
-        (overview, NoArgs), (open_node, NodeArg), (read_original, NodeArg),
-        (search, SearchArgs), (zoom_out, NodeArg)]
-    return [StructuredTool.from_function(_guarded(fn), name=fn.__name__,
-                                         description=DESCRIPTIONS[fn.__name__],
+        (overview, NoArgs), (open_node, node_arg), (read_original, node_arg),
+        (search, search_args), (zoom_out, node_arg)]
+    return [StructuredTool.from_function(_guarded(fn, texts[fn.__name__]), name=fn.__name__,
+                                         description=texts[fn.__name__],
                                          args_schema=schema, handle_tool_error=True)
             for fn, schema in specs]
 
@@ -82,7 +128,7 @@ def _shown(view) -> str:
     return f"{view.render()}\n\n({view.tokens} tokens)"
 
 
-def _guarded(fn: Callable[..., str]) -> Callable[..., str]:
+def _guarded(fn: Callable[..., str], description: str) -> Callable[..., str]:
     def call(**kwargs) -> str:
         try:
             return fn(**kwargs)
@@ -90,5 +136,5 @@ def _guarded(fn: Callable[..., str]) -> Callable[..., str]:
             raise ToolException(str(exc)) from None
 
     call.__name__ = fn.__name__
-    call.__doc__ = DESCRIPTIONS[fn.__name__]
+    call.__doc__ = description
     return call

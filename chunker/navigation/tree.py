@@ -4,6 +4,10 @@ The views a reader needs to walk down from the root: the overview, a node with i
 children's summaries, a leaf's original text, a node's parent and neighbours, and a
 search over summaries and rewritten texts. Nothing here writes to the tree; the only
 file ever written is the optional embedding cache under `OUT/.chunker/navigation/`.
+
+A corpus tree (`meta.corpus` set: folders of files) opens the same way; its views also
+name each node's kind, file, span and title, and its search can be kept to a path prefix.
+A single-document tree's views are exactly what they were before corpora existed.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ from pydantic import ValidationError
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation.errors import NavigationError, NotARun, UnknownNode
+from chunker.navigation.scope import normalise_prefix, nodes_under
 from chunker.navigation.search import BM25, BM25_SPECS, TextIndex, build_index, top_k
 from chunker.navigation.views import (Neighbourhood, NodeRef, NodeView, Passage, SearchHit,
                                       SearchResults)
@@ -32,6 +37,8 @@ class Tree:
         self.path = path
         self.nodes: dict[str, TreeNode] = hierarchy.by_id()
         self.root_id = hierarchy.root
+        self.is_corpus = hierarchy.meta.corpus is not None
+        """Folders of files: views name kinds, files and spans (single documents: ids only)."""
         self._indexes: dict[tuple, TextIndex] = {}
 
     # -- nodes ------------------------------------------------------------------------
@@ -39,12 +46,28 @@ class Tree:
         try:
             return self.nodes[node_id]
         except KeyError:
+            if self.is_corpus:
+                raise UnknownNode(f"unknown node id {node_id!r}: this corpus tree's ids look like "
+                                  f"{self.root_id} (its root folder), {self._example('folder')} "
+                                  f"(a folder) and {self._example('leaf')} (a document's "
+                                  f"node); start from overview") from None
             raise UnknownNode(f"unknown node id {node_id!r}: this tree's ids run from "
                               f"L0-00000 up to its root {self.root_id}") from None
 
+    def _example(self, kind: str) -> str:
+        """A real id of a `folder` or of a `leaf` (a document's passage), for messages."""
+        for n in self.hierarchy.in_order():
+            passage = not n.children and n.kind != "folder"
+            if n.id != self.root_id and (n.kind == "folder" if kind == "folder" else passage):
+                return n.id
+        return "F…" if kind == "folder" else "D….L0-00000"
+
     def ref(self, node_id: str) -> NodeRef:
         n = self.node(node_id)
-        return NodeRef(id=n.id, level=n.level, summary=_line(n.summary), is_leaf=n.level == 0)
+        ref = NodeRef(id=n.id, level=n.level, summary=_line(n.summary), is_leaf=n.level == 0)
+        if self.is_corpus:
+            ref.kind, ref.source, ref.span, ref.title = n.kind, n.source, n.span, n.title
+        return ref
 
     def is_leaf(self, node_id: str) -> bool:
         return not self.node(node_id).children
@@ -70,6 +93,9 @@ class Tree:
     def search_text(self, node_id: str) -> str:
         """What search and the embedding fallback compare a question with."""
         n = self.node(node_id)
+        if self.is_corpus and n.kind in ("folder", "document") and n.title:
+            # what a reader chooses folders and documents by: their title, then their summary
+            return f"{_line(n.title)}\n{_line(n.summary)}\n{n.rewritten}"
         return f"{_line(n.summary)}\n{n.rewritten}"
 
     # -- the reader's views -----------------------------------------------------------
@@ -82,15 +108,19 @@ class Tree:
         view = NodeView(id=n.id, level=n.level, parent=n.parent, summary=_line(n.summary),
                         rewritten=n.rewritten, children=[self.ref(c) for c in n.children],
                         is_leaf=not n.children, tokens=0)
+        if self.is_corpus:
+            view.kind, view.source, view.span, view.title = n.kind, n.source, n.span, n.title
         view.tokens = count_tokens(view.render())
         return view
 
     def read_original(self, node_id: str) -> Passage:
         n = self.node(node_id)
-        if n.children or n.original is None:
-            raise NavigationError(f"{node_id} is a block of {len(n.children)} children, not a "
+        if n.children or n.original is None or n.span is None:
+            what = n.kind if self.is_corpus else "block"
+            raise NavigationError(f"{node_id} is a {what} of {len(n.children)} children, not a "
                                   f"leaf: open it with open_node and descend to a leaf")
-        passage = Passage(id=n.id, span=n.span, original=n.original, tokens=0)
+        passage = Passage(id=n.id, span=n.span, original=n.original, tokens=0,
+                          source=n.source if self.is_corpus else None)
         passage.tokens = count_tokens(passage.render())
         return passage
 
@@ -106,13 +136,21 @@ class Tree:
         return hood
 
     def search(self, query: str, k: int, *, embeddings: str, piece_tokens: int,
-               cache: bool = True) -> SearchResults:
-        """The k nodes (any level) whose summary and rewritten text best match `query`."""
+               cache: bool = True, prefix: str | None = None) -> SearchResults:
+        """The k nodes (any level) whose summary and rewritten text best match `query`;
+        with `prefix`, only nodes of the files whose path starts with it (and folders all
+        of whose files do). A prefix no file has raises NavigationError."""
         if k < 1:
             raise NavigationError("k must be at least 1")
+        prefix = normalise_prefix(prefix)
+        allowed = nodes_under(self.hierarchy, prefix) if prefix is not None else None
         index = self.index(embeddings, piece_tokens, cache)
-        hits = [SearchHit(node=self.ref(i), score=s) for i, s in top_k(index.scores(query), k)]
-        results = SearchResults(query=query, method=index.method, hits=hits, tokens=0)
+        scores = index.scores(query)
+        if allowed is not None:
+            scores = {nid: s for nid, s in scores.items() if nid in allowed}
+        hits = [SearchHit(node=self.ref(i), score=s) for i, s in top_k(scores, k)]
+        results = SearchResults(query=query, method=index.method, hits=hits, tokens=0,
+                                prefix=prefix)
         results.tokens = count_tokens(results.render())
         return results
 

@@ -1,19 +1,60 @@
 """What the read-only tree access returns: plain typed records, each saying how many
 tokens it put in front of the reader (`tokens`), so that an agent, the navigator and
-the evaluation can all keep a budget with the same arithmetic."""
+the evaluation can all keep a budget with the same arithmetic.
+
+In a corpus tree (many files) every record also names the file and the characters it
+comes from, and folders and documents show their kind and title; a single-document
+tree leaves those fields empty and renders exactly as before, so figures measured on
+single documents stay comparable."""
 
 from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
 
+def _chars(span: tuple[int, int] | None) -> str:
+    return f"chars {span[0]}-{span[1]}" if span is not None else ""
+
+
 class NodeRef(BaseModel):
-    """A node as a reader sees it when choosing where to go: its id and summary."""
+    """A node as a reader sees it when choosing where to go: its id and summary (in a
+    corpus also its kind, file, span and title)."""
 
     id: str
     level: int
     summary: str
     is_leaf: bool
+    kind: str | None = Field(default=None, description="corpus trees: folder, document, block, leaf")
+    source: str | None = Field(default=None, description="corpus trees: the node's file")
+    span: tuple[int, int] | None = Field(default=None, description="corpus trees: offsets in its file")
+    title: str | None = Field(default=None, description="corpus trees: a folder's or document's title")
+
+    def label(self, extra: str = "") -> str:
+        """What names the node where it is listed: its id, and in a corpus where it is
+        (`extra` goes inside the brackets, e.g. a search score)."""
+        if self.kind is None:  # a single document: the id alone, as before
+            return f"{self.id} ({extra})" if extra else self.id
+        if self.kind == "folder":
+            head = f"{self.id} [folder] {self.title or ''}".rstrip()
+        elif self.kind == "document":
+            head = f"{self.id} [document] {self.source}" + (f' "{self.title}"' if self.title else "")
+        else:  # a part of a document: its file and characters, with `extra` in the brackets
+            where = ", ".join(p for p in (self.source, _chars(self.span)) if p)
+            where += f"; {extra}" if extra else ""
+            return f"{self.id} ({where})" + (f' "{self.title}"' if self.title else "")
+        return f"{head} ({extra})" if extra else head
+
+    def choice(self) -> str:
+        """What a model choosing among siblings reads before the summary: in a corpus the
+        kind and title (and a document's file), nothing for a single document."""
+        if self.kind is None:
+            return ""
+        name = self.title or ""
+        if self.kind == "document":
+            name = f"{self.source}" + (f' "{self.title}"' if self.title else "")
+        elif self.kind != "folder" and self.title:
+            name = f'"{self.title}"'
+        return f"[{self.kind}] {name}".rstrip()
 
 
 class NodeView(BaseModel):
@@ -27,12 +68,27 @@ class NodeView(BaseModel):
     children: list[NodeRef] = Field(default_factory=list)
     is_leaf: bool
     tokens: int = Field(description="tokens of everything this view shows")
+    kind: str | None = Field(default=None, description="corpus trees: folder, document, block, leaf")
+    source: str | None = None
+    span: tuple[int, int] | None = None
+    title: str | None = None
+
+    def where(self) -> str | None:
+        """Corpus trees: one line naming the node's kind, file, title and span."""
+        if self.kind is None:
+            return None
+        if self.kind == "folder":
+            return f"folder: {self.title or self.id}"
+        name = (self.source or "") + (f' "{self.title}"' if self.title else "")
+        return f"{self.kind}: " + ", ".join(p for p in (name, _chars(self.span)) if p)
 
     def render(self) -> str:
-        lines = [f"[{self.id}] level {self.level}" + (" (leaf)" if self.is_leaf else ""),
-                 f"summary: {self.summary}", "", self.rewritten]
+        lines = [f"[{self.id}] level {self.level}" + (" (leaf)" if self.is_leaf else "")]
+        if (where := self.where()) is not None:
+            lines.append(where)
+        lines += [f"summary: {self.summary}", "", self.rewritten]
         if self.children:
-            lines += ["", "children:"] + [f"- {c.id}: {c.summary}" for c in self.children]
+            lines += ["", "children:"] + [f"- {c.label()}: {c.summary}" for c in self.children]
         elif self.is_leaf:
             lines += ["", f"(a leaf: read its original text with read_original('{self.id}'))"]
         return "\n".join(lines)
@@ -45,9 +101,11 @@ class Passage(BaseModel):
     span: tuple[int, int]
     original: str
     tokens: int
+    source: str | None = Field(default=None, description="corpus trees: the leaf's file")
 
     def render(self) -> str:
-        return f"[{self.id}] characters {self.span[0]}-{self.span[1]}\n\n{self.original}"
+        where = f"{self.source}, " if self.source is not None else ""
+        return f"[{self.id}] {where}characters {self.span[0]}-{self.span[1]}\n\n{self.original}"
 
 
 class Neighbourhood(BaseModel):
@@ -61,7 +119,7 @@ class Neighbourhood(BaseModel):
 
     def render(self) -> str:
         def line(label: str, ref: NodeRef | None) -> str:
-            return f"{label}: " + (f"{ref.id}: {ref.summary}" if ref else "(none)")
+            return f"{label}: " + (f"{ref.label()}: {ref.summary}" if ref else "(none)")
 
         return "\n".join([f"[{self.id}]", line("parent", self.parent),
                           line("previous", self.previous), line("next", self.next)])
@@ -79,9 +137,11 @@ class SearchResults(BaseModel):
     method: str = Field(description="the embeddings provider, or bm25")
     hits: list[SearchHit]
     tokens: int
+    prefix: str | None = Field(default=None, description="only files whose path starts so")
 
     def render(self) -> str:
         if not self.hits:
-            return f"no match for {self.query!r}"
-        return "\n".join(f"- {h.node.id} (level {h.node.level}, score {h.score:.3f}): "
+            under = f" under {self.prefix!r}" if self.prefix else ""
+            return f"no match for {self.query!r}{under}"
+        return "\n".join(f"- {h.node.label(f'level {h.node.level}, score {h.score:.3f}')}: "
                          f"{h.node.summary}" for h in self.hits)
