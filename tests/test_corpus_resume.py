@@ -1,6 +1,7 @@
 """A corpus run killed in the middle of its third file resumes to the very tree an
 uninterrupted run writes; and over generated folders every file stays lossless."""
 
+import json
 import os
 import signal
 import sqlite3
@@ -70,6 +71,8 @@ def test_sigkill_in_the_third_file_then_resume(tmp_path):
     proc.wait()
     assert documents_done(out) == 2, "the kill was meant to land inside the third file"
     assert RunDir(out).status() == "unfinished"
+    shown = json.loads(subprocess.run(cli("inspect", out, "--json"), capture_output=True, text=True).stdout)
+    assert (shown["documents"], shown["documents_done"], shown["status"]) == (5, 2, "unfinished")
     subprocess.run(cli("resume", out, "--quiet"), check=True)
     assert tree_bytes(out) == reference
 

@@ -172,6 +172,8 @@ def test_a_flat_folder_of_many_files_is_grouped_by_the_model(tmp_path):
     groups = [n for n in by_kind(h, "folder") if n["id"] != h["root"]]
     assert stats["signals.llm_groups"] == len(groups) >= 2
     assert stats["calls.group"] >= 1
+    # each short file is wrapped whole: one leaf, its rewrite and summary, no boundary call
+    assert stats["leaves"] == len(words) and not any(k.startswith("calls.completeness") for k in stats)
     # contiguous groups, in name order, each of at least two documents
     assert [s for g in groups for s in docs_under(h, g["id"])] == sorted(f"{w}.txt" for w in words)
     assert all(len(g["children"]) >= 2 for g in groups)

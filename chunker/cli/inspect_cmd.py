@@ -23,12 +23,13 @@ STATUS_TEXT = {
 }
 
 
-def _stored_nodes(run: RunDir) -> int:
+def _stored_nodes(run: RunDir, prefix: str = "chunker.%.nodes") -> int:
+    """Records under a store prefix: every document's nodes, or a corpus's finished documents."""
     if not run.store.exists():
         return 0
     conn = sqlite3.connect(f"file:{run.store}?mode=ro", uri=True)
     try:
-        return conn.execute("SELECT COUNT(*) FROM store WHERE prefix LIKE 'chunker.%.nodes'").fetchone()[0]
+        return conn.execute("SELECT COUNT(*) FROM store WHERE prefix LIKE ?", (prefix,)).fetchone()[0]
     except sqlite3.Error:
         return 0
     finally:
@@ -98,6 +99,10 @@ def inspect_command(
     info = {"path": str(run.path), "status": status, "model": meta.get("model"),
             "source": meta.get("source"), "started_at": meta.get("started_at"),
             "finished_at": meta.get("finished_at"), "stored_nodes": _stored_nodes(run)}
+    if meta.get("kind") == "corpus":  # a corpus: how far its documents are
+        info.update(source=meta.get("root"), documents=len(meta.get("documents", [])),
+                    documents_done=_stored_nodes(run, "corpus.%.documents"),
+                    skipped=len(meta.get("skipped", [])))
     hierarchy = None
     if status == "finished":
         hierarchy = json.loads((run.path / "hierarchy.json").read_text(encoding="utf-8"))
@@ -106,7 +111,8 @@ def inspect_command(
         print(json.dumps(info, sort_keys=True))
         return
     console.print(f"[bold]{run.path}[/]: " + STATUS_TEXT[status].format(path=run.path))
-    for key in ("source", "model", "started_at", "finished_at", "stored_nodes"):
+    for key in ("source", "documents", "documents_done", "skipped", "model", "started_at", "finished_at",
+                "stored_nodes"):
         if info.get(key) is not None:
             console.print(f"  {key}: {info[key]}")
     if hierarchy:

@@ -173,6 +173,8 @@ def check_tree(h: Hierarchy) -> None:
     if roots != [h.root]:
         raise TreeInvariantError(f"expected exactly one root, found {roots}")
     for node in h.nodes:
+        if node.kind == "folder" and not node.children:
+            raise TreeInvariantError(f"folder {node.id} holds no document")
         if node.children:
             if len(node.children) < 2:
                 raise TreeInvariantError(f"{node.kind} {node.id} has fewer than two children")
