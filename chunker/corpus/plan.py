@@ -11,19 +11,15 @@ LLM step. Pure and deterministic: the same input gives the same plan, keys inclu
 from __future__ import annotations
 
 import posixpath
-import re
 from collections import deque
 from collections.abc import Iterator, Mapping, Sequence
 
 from .model import DocInfo, PlanNode
-from .signals import INDEX_STEMS, Toc, TocEntry, doc_info, is_index, readable_name
+from .names import index_rank, name_prefix as _name_prefix, order_key as _order_key
+from .signals import Toc, TocEntry, doc_info, is_index, readable_name
 
 FILE_NAME_GROUPS_ABOVE = 8
 """A node is split by name prefixes only when it has more document children than this."""
-
-_DIGITS = re.compile(r"([0-9]+)")
-_DATED = re.compile(r"^(\d{4}-\d{2})-\d{2}(?!\d)")
-_WORD_END = re.compile(r"[-_ ]")
 
 Child = PlanNode | str
 
@@ -84,7 +80,7 @@ class _Planner:
         self.docs, self.info = docs, info
         self.fixed: set[str] = set()
         self.folder_index: dict[str, str] = {}
-        for rel in sorted((r for r in docs if is_index(r)), key=_index_rank):
+        for rel in sorted((r for r in docs if is_index(r)), key=index_rank):
             self.folder_index.setdefault(posixpath.dirname(rel), rel)
 
     def _index_title(self, rel: str | None) -> str | None:
@@ -264,37 +260,6 @@ def _path(item: tuple[str, str], parent: dict[tuple[str, str], PlanNode]) -> lis
 def _anchor(node: PlanNode) -> str:
     """A node's key as a key suffix: a folder by its path ('tutorial'), others as they are."""
     return node.key[4:] if node.key.startswith("dir:") else node.key
-
-
-def _natural(name: str) -> tuple[str | int, ...]:
-    """Natural sort: digit runs compare as numbers ('9-x' before '10-x'), so ISO dates
-    ('2023-01-05') compare chronologically; text runs compare case-insensitively."""
-    return tuple(int(t) if i % 2 else t.casefold() for i, t in enumerate(_DIGITS.split(name)))
-
-
-def _index_rank(rel: str) -> tuple[int, str]:
-    stem = posixpath.splitext(posixpath.basename(rel))[0].casefold()
-    return INDEX_STEMS.index(stem), rel
-
-
-def _order_key(child: Child) -> tuple[int, int, tuple[str | int, ...], int, str]:
-    """Index documents first, then documents and folders interleaved by natural name order."""
-    if isinstance(child, PlanNode):
-        return (1, 0, _natural(posixpath.basename(child.key[4:])), 1, child.key)
-    name = posixpath.basename(child)
-    if is_index(child):
-        return (0, _index_rank(child)[0], (), 0, child)
-    return (1, 0, _natural(posixpath.splitext(name)[0]), 0, child)
-
-
-def _name_prefix(rel: str) -> tuple[str, str]:
-    """(prefix to compare, its title): a dated name's year-month, else the name's first word."""
-    stem = posixpath.splitext(posixpath.basename(rel))[0]
-    dated = _DATED.match(stem)
-    if dated:
-        return dated.group(1), dated.group(1)
-    word = _WORD_END.split(stem, maxsplit=1)[0]
-    return word.casefold(), readable_name(word, is_file=False)
 
 
 def _collapsed(children: list[Child]) -> list[Child]:
