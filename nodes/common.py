@@ -9,7 +9,6 @@ from langgraph.runtime import Runtime
 from langgraph.store.base import BaseStore
 
 from chunker.config.settings import ChunkerSettings
-from chunker.document.prose import cap_text, clean_line  # noqa: F401  (the nodes' helpers)
 from chunker.document.units import Units
 from chunker.state.schema import ChunkerState
 from chunker.state.run import runs_of

@@ -18,7 +18,8 @@ from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
-from chunker.nodes.common import clean_line, run_store
+from chunker.document.prose import clean_line
+from chunker.nodes.common import run_store
 from chunker.chunking.sections import has_breaks, section_groups
 from chunker.chunking.strategy import tree_strategy
 from chunker.state.schema import ChunkerState

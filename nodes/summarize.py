@@ -19,7 +19,8 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
-from chunker.nodes.common import cap_text, clean_line, emit, run_store
+from chunker.document.prose import cap_text, clean_line
+from chunker.nodes.common import emit, run_store
 from chunker.grounding.gate import grounded
 from chunker.state.schema import ChunkerState
 from chunker.state.store import node_id
