@@ -32,8 +32,13 @@ def body_text(text: str) -> str:
     return text.replace("[[", "\\[\\[").replace("]]", "\\]\\]")
 
 
-def link(node: TreeNode) -> str:
-    return f"[[{node.filename[:-3]}|{label(node.summary)}]]"
+def link(node: TreeNode, titled: bool = False) -> str:
+    """A wiki-link labelled with the target's summary; in a corpus (`titled`), a folder's or a
+    document's label starts with its title, so a reader sees which file or folder it is."""
+    text = node.summary
+    if titled and node.kind in ("folder", "document") and node.title:
+        text = f"{node.title}: {node.summary}"
+    return f"[[{node.filename[:-3]}|{label(text)}]]"
 
 
 def frontmatter(data: dict) -> str:
@@ -63,18 +68,20 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
     for key in ("title", "content", "header_path", "tags"):  # Markdown documents, corpora
         if getattr(node, key) is not None:
             meta[key] = getattr(node, key)
-    up = link(nodes[node.parent]) if node.parent else "[[index|Document overview]]"
+    titled = h.meta.corpus is not None
+    up = (link(nodes[node.parent], titled) if node.parent
+          else f"[[index|{'Corpus' if titled else 'Document'} overview]]")
     heading = f"{label(node.title)}: {label(node.summary)}" if node.title else label(node.summary)
     lines = [frontmatter(meta), f"# {heading}\n", f"Up: {up}"]
     prev, nxt = siblings.get(node.id, (None, None))
     if prev:
-        lines.append(f"Previous: {link(prev)}")
+        lines.append(f"Previous: {link(prev, titled)}")
     if nxt:
-        lines.append(f"Next: {link(nxt)}")
+        lines.append(f"Next: {link(nxt, titled)}")
     lines += ["", body_text(node.rewritten.strip()), ""]
     if node.children:
         lines.append("## Contents\n")
-        lines += [f"- {link(nodes[c])}{pages_note(nodes[c])}" for c in node.children]
+        lines += [f"- {link(nodes[c], titled)}{pages_note(nodes[c])}" for c in node.children]
         lines.append("")
     if node.original is not None:
         lines += ["## Original text\n", fenced(node.original)]
@@ -83,13 +90,16 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
 
 def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
     root = nodes[h.root]
+    titled = h.meta.corpus is not None
     meta = {"title": title, "root": root.id, "doc_id": h.meta.doc_id, "model": h.meta.model,
             "leaves": sum(1 for n in h.nodes if n.level == 0), "levels": root.level + 1}
+    if titled:
+        meta["documents"] = len(h.meta.corpus.documents)
     lines = [frontmatter(meta), f"# {label(title)}\n", "## Overview\n", body_text(root.summary.strip()), "",
-             f"Root: {link(root)}", ""]
+             f"Root: {link(root, titled)}", ""]
     if root.children:
         lines.append("## Sections\n")
-        lines += [f"- {link(nodes[c])}{pages_note(nodes[c])}" for c in root.children]
+        lines += [f"- {link(nodes[c], titled)}{pages_note(nodes[c])}" for c in root.children]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 
