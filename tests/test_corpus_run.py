@@ -264,3 +264,13 @@ def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):
     assert "".join(n["original"] for n in sorted(leaves, key=lambda n: n["span"][0])) == extracted
     assert "rivers" in extracted and all(n.get("pages") for n in leaves)
     check_markdown_tree(out)
+
+
+def test_several_paths_are_one_corpus_under_their_common_folder(mixed, tmp_path):
+    out = tmp_path / "out"
+    chunker("run", mixed / "book", mixed / "short note.md", "--model", MODEL, "-o", out, "--quiet", check=0)
+    h = tree_of(out)
+    assert Path(h["meta"]["corpus"]["root"]) == mixed
+    assert sorted(d["source"] for d in h["meta"]["corpus"]["documents"]) == [
+        "book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md", "short note.md"]
+    check_markdown_tree(out)
