@@ -274,3 +274,16 @@ def test_several_paths_are_one_corpus_under_their_common_folder(mixed, tmp_path)
     assert sorted(d["source"] for d in h["meta"]["corpus"]["documents"]) == [
         "book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md", "short note.md"]
     check_markdown_tree(out)
+
+
+def test_a_moved_corpus_resumes_from_its_new_place(mixed, tmp_path):
+    out = tmp_path / "out"
+    _start(mixed, out)  # found, not yet run: as if killed before the first document
+    moved = tmp_path / "moved"
+    mixed.rename(moved)
+    proc = chunker("resume", out, "--quiet", "--source", tmp_path / "nowhere", check=2)
+    assert "not a folder" in proc.stderr
+    chunker("resume", out, "--quiet", "--source", moved, check=0)
+    h = tree_of(out)
+    assert Path(h["meta"]["corpus"]["root"]) == moved and len(h["meta"]["corpus"]["documents"]) == 4
+    assert_lossless_per_file(h, moved)

@@ -37,6 +37,8 @@ app = typer.Typer(
          "hierarchy.json.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
+
+
 def _setup_logging(quiet: bool, verbose: bool) -> None:
     level = logging.ERROR if quiet else (logging.INFO if verbose else logging.WARNING)
     logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
@@ -207,8 +209,9 @@ def run(
 @app.command()
 def resume(
     output_dir: Path = typer.Argument(..., help="The OUT of an unfinished run."),
-    source: Optional[Path] = typer.Option(None, "--source", help="Where the document is now, "
-                                          "if it was moved (its content must be unchanged)."),
+    source: Optional[Path] = typer.Option(None, "--source", help="Where the document (or a corpus's "
+                                          "root folder) is now, if it was moved (its content must "
+                                          "be unchanged)."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
     as_json: bool = typer.Option(False, "--json"),
@@ -232,10 +235,7 @@ def resume(
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
         if meta.get("kind") == "corpus":
-            if source is not None:
-                raise RunDirError("--source names one document's new place; a corpus resumes "
-                                  "from the documents it recorded")
-            return resume_corpus(run_dir, meta, quiet=quiet, as_json=as_json)
+            return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
         ctx = settings_from_meta(meta)
         if meta.get("source_kind") == "pdf":
             pdf_source.prepare_resume(run_dir, meta, source, ctx)

@@ -49,13 +49,19 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
     _execute(run_dir, ctx, started, quiet, as_json)
 
 
-def resume_corpus(run_dir: RunDir, meta: dict, *, quiet: bool, as_json: bool) -> None:
+def resume_corpus(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: bool, as_json: bool) -> None:
+    """Continue the corpus; `moved_to`: where its root folder is now (each file is found at
+    its recorded place under it, and must still hold the content it was found with)."""
     from chunker.config.settings import ChunkerSettings
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
 
     started = time.perf_counter()
     try:
+        if moved_to is not None:
+            if not moved_to.is_dir():
+                raise RunDirError(f"{moved_to} is not a folder: --source names the corpus's root now")
+            meta = relocate(run_dir, meta, moved_to.resolve())
         ctx = ChunkerSettings(model=meta["model"], **meta["settings"])
         preflight(ctx.llm)
         preflight_embeddings(ctx.embedding.provider)
@@ -63,6 +69,12 @@ def resume_corpus(run_dir: RunDir, meta: dict, *, quiet: bool, as_json: bool) ->
     except (ModelUnavailable, RunDirError, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     _execute(run_dir, ctx, started, quiet, as_json)
+
+
+def relocate(run_dir: RunDir, meta: dict, root: Path) -> dict:
+    """run.json with the corpus's root, and every document's path, under `root`."""
+    documents = [{**d, "path": str(root / d["rel"])} for d in meta["documents"]]
+    return run_dir.update_meta(root=str(root), documents=documents)
 
 
 def _execute(run_dir: RunDir, ctx, started: float, quiet: bool, as_json: bool) -> None:
