@@ -1,14 +1,17 @@
 """Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
 
     python bench/tree_identity.py capture DIR [DOC,DOC...]   # every document x mode x strategy
-    python bench/tree_identity.py compare DIR_A DIR_B
+    python bench/tree_identity.py compare DIR_A DIR_B [--as-v2]
 
 `capture` runs `chunker run --model scripted` (two at a time, each its own process) on
 Cinderella, Emma, a manifesto, the three Rust-book chapters and a PDF, in both boundary
 modes and all three strategies, into DIR/<doc>-<mode>-<strategy>/, and writes
 DIR/digests.json: for every tree file its SHA-256 (hierarchy.json without its
 `finished_at` line, every Markdown file), or the run's exit code and last error line.
-`compare` prints the cases whose digests differ and exits 1 if any does.
+`compare` prints the cases whose digests differ and exits 1 if any does. With `--as-v2` it
+digests the trees themselves as schema 2 would have written them (issue 18's additions
+undone: each node's `kind` and `source` dropped, the Markdown leaves' `content` named `kind`
+again, in hierarchy.json and in every node file's front matter), to show that nothing else moved.
 """
 
 from __future__ import annotations
@@ -50,6 +53,42 @@ def digest_tree(out: Path) -> dict[str, str]:
     return files
 
 
+def as_v2(out: Path) -> dict[str, str]:
+    """Digests of the tree as schema 2 wrote it (see the module's docstring)."""
+    import yaml
+
+    v3 = json.loads((out / "hierarchy.json").read_text(encoding="utf-8")).get("schema_version") == 3
+
+    def node_v2(data: dict) -> dict:
+        if not v3:  # a schema-2 tree as it is (its `kind` is the Markdown leaf type)
+            return data
+        data = {k: v for k, v in data.items() if k not in ("kind", "source")}
+        if "content" in data:
+            data["kind"] = data.pop("content")
+        return data
+
+    files: dict[str, str] = {}
+    for path in sorted(out.rglob("*")):
+        rel = path.relative_to(out).as_posix()
+        if rel.startswith(".chunker/") or not path.is_file() or path.suffix not in (".md", ".json"):
+            continue
+        text = path.read_text(encoding="utf-8")
+        if rel == "hierarchy.json":
+            h = json.loads(text)
+            h["schema_version"] = 2 if v3 else h["schema_version"]
+            h["meta"].pop("finished_at", None)
+            h["nodes"] = [node_v2(n) for n in h["nodes"]]
+            canon = json.dumps(h, sort_keys=True)
+        elif text.startswith("---\n"):
+            end = text.index("\n---\n", 4)
+            front = node_v2(yaml.safe_load(text[4:end]))
+            canon = json.dumps(front, sort_keys=True) + text[end:]
+        else:
+            canon = text
+        files[rel] = hashlib.sha256(canon.encode("utf-8")).hexdigest()
+    return files
+
+
 def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]:
     name = f"{doc}-{mode}-{strategy}"
     out = base / name
@@ -76,9 +115,14 @@ def capture(base: Path, only: list[str] | None = None) -> None:
               len(r.get("files", {})), "files")
 
 
-def compare(a: Path, b: Path) -> int:
+def compare(a: Path, b: Path, v2: bool = False) -> int:
     da = json.loads((a / "digests.json").read_text())
     db = json.loads((b / "digests.json").read_text())
+    if v2:  # digest the trees themselves, as schema 2
+        for base, digests in ((a, da), (b, db)):
+            for name, r in digests.items():
+                if r.get("exit") == 0:
+                    r["files"] = as_v2(base / name)
     differ = 0
     for name in sorted(set(da) & set(db)):
         ra, rb = da.get(name), db.get(name)
@@ -118,6 +162,6 @@ if __name__ == "__main__":
     if sys.argv[1:2] == ["capture"]:
         capture(Path(sys.argv[2]), sys.argv[3].split(",") if len(sys.argv) > 3 else None)
     elif sys.argv[1:2] == ["compare"]:
-        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3])))
+        sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3]), v2="--as-v2" in sys.argv[4:]))
     else:
         sys.exit(__doc__)
