@@ -263,3 +263,30 @@ def test_a_single_document_tree_renders_ids_only(tmp_path):
     assert "SearchArgs" == make_tools(single, BM25)[3].args_schema.__name__
     with pytest.raises(UnknownNode, match="ids run from L0-00000 up to its root L1-00000"):
         single.node("F-root")
+
+
+@pytest.mark.parametrize("embeddings", ["bm25", "lexical"])
+def test_inside_a_document_a_corpus_ranks_children_as_the_document_alone(tmp_path, embeddings):
+    """The other files' words and nodes neither shift a document's ranks nor dilute its terms."""
+    from conftest import SHARED
+
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "cinderella.txt").write_text((SHARED / "small" / "cinderella.txt").read_text(encoding="utf-8"),
+                                         encoding="utf-8")
+    (root / "strings.md").write_text((SHARED / "markdown" / "rust-book-ch08-02-strings.md").read_text(
+        encoding="utf-8"), encoding="utf-8")
+    args = ["--model", "scripted", "--quiet", "--min-chunk-tokens", "120", "--max-chunk-tokens", "300"]
+    chunker("run", root, "-o", tmp_path / "c", *args, check=0)
+    chunker("run", root / "cinderella.txt", "-o", tmp_path / "s", *args, check=0)
+    corpus, alone = open_tree(tmp_path / "c"), open_tree(tmp_path / "s")
+    key = next(n.id for n in corpus.hierarchy.nodes if n.kind == "document"
+               and n.source == "cinderella.txt").split(".")[0]
+    cfg = NavigatorSettings(embeddings=embeddings, child_scoring="hybrid", cache_embeddings=False)
+    blocks = [n for n in alone.hierarchy.nodes if n.children]
+    assert len(blocks) >= 2
+    for question in ("What did the bird throw down?", "Why did the sisters cut their feet?"):
+        for block in blocks:
+            ours = child_scores(corpus, cfg, question, [f"{key}.{c}" for c in block.children])
+            theirs = child_scores(alone, cfg, question, block.children)
+            assert ours == pytest.approx(theirs)

@@ -72,6 +72,9 @@ class LexicalEmbeddings(Embeddings):
     """
 
     cacheable = False
+    batch_relative = True
+    """With IDF, a text's vector depends on the texts embedded with it: an index over one
+    file of a corpus must be built over that file alone to rank as the file alone would."""
 
     def __init__(self, dimensions: int = LEXICAL_DIMENSIONS, idf: bool = True) -> None:
         self.dimensions = dimensions

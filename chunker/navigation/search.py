@@ -133,6 +133,14 @@ def load_embeddings(spec: str):
     return get_embeddings(spec)
 
 
+def batch_relative(spec: str) -> bool:
+    """Whether an index's scores depend on the other texts indexed with it (BM25's and the
+    lexical embeddings' term statistics), so that a file's own index ranks differently
+    from the corpus's; a sentence-embedding model's vectors do not."""
+    embeddings = load_embeddings(spec)
+    return embeddings is None or bool(getattr(embeddings, "batch_relative", False))
+
+
 def build_index(texts: dict[str, str], spec: str, *, piece_tokens: int,
                 cache_dir: Path | None = None) -> TextIndex:
     """An embedding index for `spec`, or BM25 when `spec` asks for it (`BM25_SPECS`)."""

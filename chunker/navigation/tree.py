@@ -21,7 +21,7 @@ from pydantic import ValidationError
 from chunker.document.tokens import count_tokens
 from chunker.navigation.errors import NavigationError, NotARun, UnknownNode
 from chunker.navigation.scope import normalise_prefix, nodes_under
-from chunker.navigation.search import BM25, BM25_SPECS, TextIndex, build_index, top_k
+from chunker.navigation.search import BM25, BM25_SPECS, TextIndex, batch_relative, build_index, top_k
 from chunker.navigation.views import (Neighbourhood, NodeRef, NodeView, Passage, SearchHit,
                                       SearchResults)
 from chunker.output.hierarchy import Hierarchy, TreeNode
@@ -90,10 +90,11 @@ class Tree:
             todo.extend(self.node(nid).children)
         return out
 
-    def search_text(self, node_id: str) -> str:
-        """What search and the embedding fallback compare a question with."""
+    def search_text(self, node_id: str, titled: bool = True) -> str:
+        """What search and the embedding fallback compare a question with (`titled`: in a
+        corpus, folders and documents with their titles in front)."""
         n = self.node(node_id)
-        if self.is_corpus and n.kind in ("folder", "document") and n.title:
+        if titled and self.is_corpus and n.kind in ("folder", "document") and n.title:
             # what a reader chooses folders and documents by: their title, then their summary
             return f"{_line(n.title)}\n{_line(n.summary)}\n{n.rewritten}"
         return f"{_line(n.summary)}\n{n.rewritten}"
@@ -154,15 +155,39 @@ class Tree:
         results.tokens = count_tokens(results.render())
         return results
 
-    def index(self, embeddings: str, piece_tokens: int, cache: bool = True) -> TextIndex:
-        """The search index over every node, built once per tree and provider."""
-        key = (BM25 if embeddings in BM25_SPECS else embeddings, piece_tokens)  # one BM25 index
+    def index(self, embeddings: str, piece_tokens: int, cache: bool = True,
+              source: str | None = None) -> TextIndex:
+        """The search index over every node, built once per tree and provider; with `source`,
+        over that one file's nodes when the method's scores depend on what is indexed with
+        them (`batch_relative`: BM25, lexical), else the whole tree's (scores restricted by
+        the caller)."""
+        scoped = source if source is not None and batch_relative(embeddings) else None
+        key = (BM25 if embeddings in BM25_SPECS else embeddings, piece_tokens, scoped)  # one BM25 index
         if key not in self._indexes:
             cache_dir = self.path / ".chunker" / "navigation" if cache and self.path else None
-            texts = {nid: self.search_text(nid) for nid in self.nodes}
+            ids = self.nodes if key[2] is None else self.document_node_ids(key[2])
+            # one file's own index: its document node as the file alone would show it
+            texts = {nid: self.search_text(nid, titled=scoped is None) for nid in ids}
             self._indexes[key] = build_index(texts, embeddings, piece_tokens=piece_tokens,
                                              cache_dir=cache_dir)
         return self._indexes[key]
+
+    def document_node_ids(self, source: str) -> list[str]:
+        """Every node of one file, the document node included, in the order its own tree
+        lists them (leaves, then each level's blocks): ties rank as in the file alone."""
+        return sorted((nid for nid, n in self.nodes.items() if n.source == source and n.kind != "folder"),
+                      key=lambda nid: (self.nodes[nid].level, nid))
+
+    def scope_of(self, children: list[str]) -> str | None:
+        """The file whose nodes these children are, when they lie inside one document of a
+        corpus (a choice inside that document); None at the folders (the whole tree)."""
+        if not self.is_corpus:
+            return None
+        kids = [self.node(c) for c in children]
+        sources = {k.source for k in kids}
+        if len(sources) == 1 and all(k.kind in ("block", "leaf") for k in kids):
+            return sources.pop()
+        return None
 
 
 def open_tree(path: str | Path) -> Tree:
