@@ -100,7 +100,9 @@ def force_split(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
 
 
 def end_at_section(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    """The rest of a Markdown section with no cut to choose: one leaf, no LLM call
-    (expand_window found it and set `section_end`)."""
-    return _accept(state["section_end"], "section",
-                   stats={"boundary.section": 1, "calls_saved.section": 1})
+    """The rest of a Markdown section, or of a plain text, with no cut to choose: one leaf,
+    no LLM call (expand_window found it and set `section_end`). A short file is one leaf so."""
+    peeled = peel_of(run_store(state, runtime), state["doc_id"], state["cursor"]) is not None
+    outcome = "section" if peeled else "end"
+    return _accept(state["section_end"], outcome,
+                   stats={f"boundary.{outcome}": 1, f"calls_saved.{outcome}": 1})

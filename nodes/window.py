@@ -10,7 +10,8 @@ stop at the end of the cursor's section, and a window end never falls inside a t
 code block, formula, figure or heading. A window that holds the rest of its section and
 offers no cut to choose ends the chunk at the section end without asking the LLM (a
 small section is one leaf on its own): `section_end` is set and the route goes to
-end_at_section.
+end_at_section. So does a window that holds the rest of a plain text: whatever the model
+answered, the leaf could only end at the end (a short file is one leaf, with no call).
 """
 
 from __future__ import annotations
@@ -82,8 +83,8 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "chunk_end": None,
         "section_end": None,
     }
-    if peel and end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
+    if end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
             min_end >= stop or policy.nothing_to_choose(
                 Window(state={**state, **update}, rs=rs, cfg=cfg, peel=peel))):
-        update["section_end"] = stop  # the rest of the section, with no cut to choose
+        update["section_end"] = stop  # the rest of the section (or text), with no cut to choose
     return update

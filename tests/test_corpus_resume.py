@@ -48,6 +48,13 @@ def threads_started(out: Path) -> int:
         return 0
 
 
+def done_so_far(out: Path) -> int:
+    try:
+        return documents_done(out)
+    except sqlite3.OperationalError:  # not created yet, or busy
+        return 0
+
+
 def documents_done(out: Path) -> int:
     con = sqlite3.connect(out / ".chunker" / "store.sqlite")
     return con.execute("SELECT COUNT(*) FROM store WHERE prefix LIKE 'corpus.%.documents'").fetchone()[0]
@@ -64,7 +71,9 @@ def test_sigkill_in_the_third_file_then_resume(tmp_path):
     out = tmp_path / "out"
     proc = subprocess.Popen(cli("run", root, "-o", out, *args))
     deadline = time.time() + 120
-    while threads_started(out) < 3 and proc.poll() is None and time.time() < deadline:
+    # two documents done (their threads dropped) and the third one's thread begun
+    while not (done_so_far(out) >= 2 and threads_started(out) >= 1) and proc.poll() is None \
+            and time.time() < deadline:
         time.sleep(0.01)
     time.sleep(1.0)  # well into the third file (it takes several seconds)
     proc.send_signal(signal.SIGKILL)

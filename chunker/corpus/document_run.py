@@ -4,7 +4,8 @@ its own store namespace, its own settings (a PDF's differ), the corpus's call lo
 The document runs today's graph unchanged; it returns its tree instead of writing one
 (`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
 what marks the document done. Killed halfway, the next run continues the thread from its
-checkpoint; a worker elsewhere could run the same unit, given the same store.
+checkpoint; a worker elsewhere could run the same unit, given the same store. A finished
+document's thread is deleted from the checkpointer: its record in the store is what counts.
 """
 
 from __future__ import annotations
@@ -100,6 +101,9 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
               "sha256": unit.sha256, "info": {"title": info.title, "title_source": info.title_source,
                                               "tags": list(info.tags), "category": info.category}}
     cs.put_document(unit.key, record)
+    # The record is the document's result now: its thread's checkpoints (the last of which
+    # repeats the whole tree) are dropped, so the corpus's checkpoints do not grow with it.
+    graph.checkpointer.delete_thread(unit.thread_id(corpus_key))
     return record
 
 
