@@ -241,6 +241,11 @@ def test_a_file_that_vanishes_or_changes_after_it_was_found_is_skipped(mixed, tm
     h = result.hierarchy
     assert sorted(h.sources()) == ["book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md"]
     assert {s.source for s in h.meta.corpus.skipped} >= {"short note.md", "tales/grimm/cinderella.txt"}
+    # run again over the same OUT (as a resume does): each file is skipped once, nothing redone
+    run.update_meta(status="running")
+    again = execute_corpus(run, ctx)
+    assert again.skipped == result.skipped
+    assert again.stats == result.stats and again.hierarchy.nodes == h.nodes
 
 
 def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):

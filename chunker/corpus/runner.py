@@ -74,7 +74,11 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
         cs = CorpusStore(graph.store, meta["corpus_key"])
         records: dict[str, dict] = {}
         done_bytes = 0
+        left_out = {s["rel"] for s in skipped}  # skipped by discovery, or by an earlier try
         for i, unit in enumerate(units):
+            if unit.rel in left_out:
+                done_bytes += unit.size
+                continue
             emit({"event": "document", "phase": "start", "source": unit.rel, "index": i,
                   "total": len(units), "bytes": done_bytes, "bytes_total": total_bytes})
             doc_ctx = document_settings(unit, meta["settings"], meta["model"])
