@@ -164,9 +164,11 @@ def test_scanned_page_is_a_flagged_leaf_with_a_warning(tmp_path):
 def test_vision_model_gets_page_images_in_rewrite_requests_only(tmp_path):
     doc = make_pdf(tmp_path / "plain.pdf", pages=3, headings=False, table=False)
     out = tmp_path / "out"
+    # pages smaller than the window, cut at sentences: the boundary question is asked too
     with OllamaStub(models=["qwen2.5vl:7b"]) as stub:
         chunker("run", doc, "--model", "ollama:qwen2.5vl:7b", "--vision-model", "ollama:qwen2.5vl:7b",
-                "-o", out, "--quiet", *FAST, env={"OLLAMA_HOST": stub.url}, check=0)
+                "-o", out, "--quiet", *FAST, "--min-chunk-tokens", "60", "--split-unit", "sentence",
+                env={"OLLAMA_HOST": stub.url}, check=0)
         requests = stub.chat_requests()
     by_task: dict[str, list[dict]] = {}
     for r in requests:

@@ -15,7 +15,8 @@ from pathlib import PurePosixPath
 
 from chunker.corpus.model import DocInfo
 from chunker.corpus.upper import UpperNode
-from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
+from chunker.output.hierarchy import (Hierarchy, RunMeta, TreeInvariantError, TreeNode, check_lossless,
+                                      check_tree)
 from chunker.output.slugs import SlugAllocator, sanitize
 
 
@@ -54,11 +55,12 @@ def corpus_hierarchy(root_id: str, parts: list[TreeNode], meta: RunMeta, texts: 
              for n in _in_order(root_id, by_id)]
     h = Hierarchy(root=root_id, nodes=nodes, meta=meta)
     check_tree(h)
-    for source in h.sources():
-        check_lossless(h.leaves(source), texts[source])
-    if set(h.sources()) != set(texts):
-        missing = sorted(set(texts) - set(h.sources()))
-        raise AssertionError(f"documents missing from the corpus tree: {missing[:5]}")
+    per_file = h.leaves_by_source()  # one walk: a corpus of thousands of files stays linear
+    for source, leaves in per_file.items():
+        check_lossless(leaves, texts[source])
+    if set(per_file) != set(texts):
+        missing = sorted(set(texts) - set(per_file))
+        raise TreeInvariantError(f"documents missing from the corpus tree: {missing[:5]}")
     return h
 
 

@@ -142,6 +142,16 @@ class Hierarchy(BaseModel):
         return [n for n in self.in_order() if not n.children and n.kind != "folder"
                 and (source is None or n.source == source)]
 
+    def leaves_by_source(self) -> dict[str, list[TreeNode]]:
+        """Each file's leaves in reading order, files in reading order: one walk of the tree."""
+        out: dict[str, list[TreeNode]] = {}
+        for n in self.in_order():
+            if n.kind == "document":
+                out.setdefault(n.source, [])
+            if not n.children and n.kind != "folder":
+                out.setdefault(n.source, []).append(n)
+        return out
+
     def sources(self) -> list[str]:
         """The files the tree holds, in reading order."""
         return list(dict.fromkeys(n.source for n in self.in_order() if n.kind == "document"))
