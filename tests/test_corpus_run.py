@@ -292,3 +292,23 @@ def test_a_moved_corpus_resumes_from_its_new_place(mixed, tmp_path):
     h = tree_of(out)
     assert Path(h["meta"]["corpus"]["root"]) == moved and len(h["meta"]["corpus"]["documents"]) == 4
     assert_lossless_per_file(h, moved)
+
+
+def test_too_many_folders_side_by_side_are_grouped_each_kept_whole(tmp_path):
+    root = tmp_path / "many"
+    topics = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india"]
+    for topic in topics:
+        (root / topic).mkdir(parents=True)
+        for n in (1, 2):
+            (root / topic / f"{n}.md").write_text(f"# {topic} {n}\n\nNotes on {topic}, part {n}. "
+                                                  f"They are short.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", "--set", "max_group_size=4", check=0)
+    h = tree_of(out)
+    nodes = {n["id"]: n for n in h["nodes"]}
+    assert len(nodes[h["root"]]["children"]) <= 4
+    folders = {n["title"]: n for n in by_kind(h, "folder")}
+    for topic in topics:  # every source folder is still one node holding exactly its files
+        assert sorted(docs_under(h, folders[topic.title()]["id"])) == [f"{topic}/1.md", f"{topic}/2.md"]
+    assert all(len(n["children"]) <= 4 for n in by_kind(h, "folder"))
+    check_markdown_tree(out)

@@ -3,7 +3,8 @@ synthesis of its children's summaries (grounded like every block), bottom up.
 
 A plan node with more children than `max_group_size` is first split into contiguous groups
 (`grouping.group_items`: the model, with the summaries' dips as hints), one level at a time,
-as a document's sweeps do. Each node's synthesis is kept in the corpus store under its plan
+as a document's sweeps do: runs of loose documents first; when only the authors' folders and
+sections are left and still too many, consecutive ones of them are grouped, each kept whole. Each node's synthesis is kept in the corpus store under its plan
 key: a resume redoes none that finished, so a kill costs at most the call in flight.
 """
 
@@ -77,7 +78,11 @@ class UpperBuilder:
         while len(items) > self.cfg.aggregation.max_group_size:
             grouped = self._grouped(plan, items, here, round_)
             if len(grouped) == len(items):
-                break  # only folders the authors made are left side by side: they stay
+                # only the authors' folders and sections are left side by side: too many for
+                # one listing, so consecutive ones are grouped too (each stays whole)
+                grouped = self._split_run(plan, items, here, f"{plan.key}#r{round_}.all")
+                if len(grouped) == len(items):
+                    break
             items = grouped
             round_ += 1
         name = plan.key[4:].rsplit("/", 1)[-1] if plan.key.startswith("dir:") else None
