@@ -75,7 +75,8 @@ def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings
         from chunker.runs import pdf_source
 
         settings = pdf_source.pdf_settings(unit.path, settings)
-    return ChunkerSettings(model=model, **settings)
+    # the corpus reads the document's tree from its output, whatever `return_tree` says
+    return ChunkerSettings(model=model, **{**settings, "return_tree": True})
 
 
 def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, out_dir: Path,
