@@ -290,3 +290,21 @@ def test_inside_a_document_a_corpus_ranks_children_as_the_document_alone(tmp_pat
             ours = child_scores(corpus, cfg, question, [f"{key}.{c}" for c in block.children])
             theirs = child_scores(alone, cfg, question, block.children)
             assert ours == pytest.approx(theirs)
+
+
+def test_a_schema_2_tree_still_opens(tmp_path):
+    """Trees written before schema 3 (one document, `kind` holding the Markdown leaf type)."""
+    from conftest import ROOT
+
+    out = tmp_path / "old"
+    out.mkdir()
+    (out / "hierarchy.json").write_bytes((ROOT / "tests" / "fixtures" / "schema2" / "hierarchy.json").read_bytes())
+    tree = open_tree(out)
+    h = tree.hierarchy
+    assert h.schema_version == 3 and not tree.is_corpus
+    assert h.by_id()[h.root].kind == "document"
+    assert "leaf" in {n.kind for n in h.nodes} <= {"document", "block", "leaf"}
+    assert {n.content for n in h.leaves()} <= {"prose", "table", "code", "math", "figure", "mixed"}
+    assert {n.source for n in h.nodes} == {"rust-book-ch03-02-data-types.md"}
+    check_tree(h)
+    assert tree.read_original(h.leaves()[0].id).original == h.leaves()[0].original

@@ -7,11 +7,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
-
+from pathlib import Path, PurePath
 from typing import Literal
 
-from pydantic import BaseModel, Field, model_serializer
+from pydantic import BaseModel, Field, model_serializer, model_validator
 
 SCHEMA_VERSION = 3
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
@@ -124,6 +123,26 @@ class Hierarchy(BaseModel):
     root: str
     nodes: list[TreeNode]
     meta: RunMeta
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_schema_2(cls, data):
+        """A tree written by schema 2 (one document) still opens: its Markdown leaves'
+        `kind` is their `content`, each node's kind follows from its place, its source is
+        the document's file name."""
+        if not isinstance(data, dict) or data.get("schema_version") != 2:
+            return data
+        source = PurePath((data.get("meta") or {}).get("source") or "").name or None
+        nodes = []
+        for node in data.get("nodes", []):
+            node = dict(node)
+            if "kind" in node:
+                node["content"] = node.pop("kind")
+            node["kind"] = ("document" if node.get("id") == data.get("root")
+                            else "leaf" if node.get("level") == 0 else "block")
+            node.setdefault("source", source)
+            nodes.append(node)
+        return {**data, "schema_version": SCHEMA_VERSION, "nodes": nodes}
 
     def by_id(self) -> dict[str, TreeNode]:
         return {n.id: n for n in self.nodes}
