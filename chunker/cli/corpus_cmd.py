@@ -23,7 +23,7 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
     from chunker.corpus.discover import CorpusError, discover
     from chunker.corpus.runner import corpus_meta
     from chunker.embeddings import preflight_embeddings
-    from chunker.llm.registry import preflight
+    from chunker.llm.registry import preflight, with_model
 
     started = time.perf_counter()
     try:
@@ -38,6 +38,8 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
             raise BadInput(f"no documents found under {', '.join(str(p) for p in paths)}"
                            + (f" ({len(discovery.skipped)} skipped)" if discovery.skipped else ""))
         preflight(ctx.llm)
+        if ctx.llm.vision_model:  # the corpus's PDFs' rewrites go to it
+            preflight(with_model(ctx.llm, ctx.llm.vision_model))
         preflight_embeddings(ctx.embedding.provider)
         run_dir.prepare_new(force)
         run_dir.acquire_lock()
