@@ -14,10 +14,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
 import typer
-from rich.console import Console
 
 from chunker.cli.ask_cmd import ask_command
-from chunker.cli.common import EXIT_FAILED, EXIT_OK, EXIT_USAGE, err, fail  # noqa: F401  (EXIT_OK: documented)
+from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
 from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
@@ -54,36 +53,13 @@ def _load_config_file(path: Optional[Path]) -> dict:
     return {} if path is None else load_file(path)
 
 
-def _finish(run: RunDir, ctx: ChunkerSettings, values: dict, started: float, quiet: bool,
-            as_json: bool) -> None:
-    from chunker.cli.progress import advice, print_stats
-
-    wall = time.perf_counter() - started
-    stats = values.get("stats", {})
-    if as_json or not quiet:
-        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.llm.model, ctx.grounding))
-    if not quiet and not as_json:
-        Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
-
-
 def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
                quiet: bool, as_json: bool) -> dict:
     from chunker.cli.progress import RunProgress
     from chunker.runs.runner import execute
 
-    try:
-        with RunProgress(err, enabled=not quiet and not as_json) as progress:
-            return execute(run, ctx, graph_input, thread_id, progress.on_event)
-    except BadInput as exc:
-        raise fail(str(exc), EXIT_USAGE)
-    except KeyboardInterrupt:
-        raise fail(f"interrupted; continue with `chunker resume {run.path}`", EXIT_FAILED)
-    except Exception as exc:  # the checkpoint holds every finished step
-        msg = " ".join(str(exc).split())[:300]
-        raise fail(f"run failed: {type(exc).__name__}: {msg}; fix the cause, then "
-                   f"`chunker resume {run.path}`", EXIT_FAILED)
-    finally:
-        run.release_lock()
+    with run_exits(run, usage=(BadInput,)), RunProgress(err, enabled=not quiet and not as_json) as progress:
+        return execute(run, ctx, graph_input, thread_id, progress.on_event)
 
 
 @app.command()
@@ -203,7 +179,7 @@ def run(
         pdf_source.announce(ctx, pdf)
     run_dir.write_meta(meta)
     values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
-    _finish(run_dir, ctx, values, started, quiet, as_json)
+    report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 
 @app.command()
@@ -249,7 +225,7 @@ def resume(
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     values = _run_graph(run_dir, ctx, None, meta["thread_id"], quiet, as_json)
-    _finish(run_dir, ctx, values, started, quiet, as_json)
+    report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 
 app.command("inspect")(inspect_command)

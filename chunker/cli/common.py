@@ -6,9 +6,18 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 
 from __future__ import annotations
 
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import TYPE_CHECKING
+
 import typer
 from rich.console import Console
 from rich.markup import escape
+
+if TYPE_CHECKING:  # the settings and the run folder are imported by the commands that run
+    from chunker.config.settings import ChunkerSettings
+    from chunker.runs.rundir import RunDir
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
@@ -19,3 +28,35 @@ def fail(message: str, code: int) -> "typer.Exit":
     # escaped: a message such as "pip install 'chunker[pdf]'" must not read as markup
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
+
+
+@contextmanager
+def run_exits(run: "RunDir", usage: tuple[type[BaseException], ...]) -> Iterator[None]:
+    """A run's failures as one line and an exit code: `usage` (bad input) exits 2; an
+    interrupt or any other failure exits 1 and names `chunker resume OUT`, since the
+    checkpoints hold every finished step. OUT's lock is released either way."""
+    try:
+        yield
+    except usage as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except KeyboardInterrupt:
+        raise fail(f"interrupted; continue with `chunker resume {run.path}`", EXIT_FAILED)
+    except Exception as exc:
+        msg = " ".join(str(exc).split())[:300]
+        raise fail(f"run failed: {type(exc).__name__}: {msg}; fix the cause, then "
+                   f"`chunker resume {run.path}`", EXIT_FAILED)
+    finally:
+        run.release_lock()
+
+
+def report(run: "RunDir", ctx: "ChunkerSettings", stats: dict[str, int], started: float, quiet: bool,
+           as_json: bool, skipped: list[dict] | None = None) -> None:
+    """The stats table (or JSON), its advice, and where the tree is."""
+    from chunker.cli.progress import advice, print_stats
+
+    wall = time.perf_counter() - started
+    if as_json or not quiet:
+        print_stats(Console(), stats, wall, as_json, advice(stats, ctx.llm.model, ctx.grounding),
+                    skipped=skipped)
+    if not quiet and not as_json:
+        Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")

@@ -9,9 +9,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from rich.console import Console
-
-from chunker.cli.common import EXIT_FAILED, EXIT_USAGE, err, fail
+from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
 from chunker.runs.rundir import RunDir, RunDirError
@@ -80,26 +78,12 @@ def relocate(run_dir: RunDir, meta: dict, root: Path) -> dict:
 
 
 def _execute(run_dir: RunDir, ctx, started: float, quiet: bool, as_json: bool) -> None:
-    from chunker.cli.progress import CorpusProgress, advice, print_stats
+    from chunker.cli.progress import CorpusProgress
     from chunker.corpus.document_run import DocumentSkipped
     from chunker.corpus.runner import execute_corpus
 
-    try:
-        with CorpusProgress(err, enabled=not quiet and not as_json) as progress:
-            result = execute_corpus(run_dir, ctx, progress.on_event)
-    except (BadInput, DocumentSkipped) as exc:
-        raise fail(str(exc), EXIT_USAGE)
-    except KeyboardInterrupt:
-        raise fail(f"interrupted; continue with `chunker resume {run_dir.path}`", EXIT_FAILED)
-    except Exception as exc:  # the checkpoints hold every finished step of every document
-        msg = " ".join(str(exc).split())[:300]
-        raise fail(f"run failed: {type(exc).__name__}: {msg}; fix the cause, then "
-                   f"`chunker resume {run_dir.path}`", EXIT_FAILED)
-    finally:
-        run_dir.release_lock()
-    wall = time.perf_counter() - started
-    if as_json or not quiet:
-        print_stats(Console(), result.stats, wall, as_json, advice(result.stats, ctx.llm.model, ctx.grounding),
-                    skipped=result.skipped)
-    if not quiet and not as_json:
-        Console().print(f"tree written to {run_dir.path / 'index.md'} and {run_dir.path / 'hierarchy.json'}")
+    # the checkpoints hold every finished step of every document
+    with run_exits(run_dir, usage=(BadInput, DocumentSkipped)), \
+            CorpusProgress(err, enabled=not quiet and not as_json) as progress:
+        result = execute_corpus(run_dir, ctx, progress.on_event)
+    report(run_dir, ctx, result.stats, started, quiet, as_json, skipped=result.skipped)
