@@ -20,9 +20,8 @@ from chunker.corpus.model import SourceFile
 from chunker.corpus.signals import doc_info
 from chunker.corpus.store import CorpusStore
 from chunker.document.loader import BadInput, decode_document
+from chunker.runs.runner import RECURSION_LIMIT
 from chunker.state.store import RunStore
-
-RECURSION_LIMIT = 1_000_000_000
 
 
 class DocumentSkipped(Exception):

@@ -16,6 +16,7 @@ from chunker.corpus.store import CorpusStore
 from chunker.document.prose import clean_line
 from chunker.embeddings import get_embeddings, split_at_dips, summary_dips
 from chunker.llm.invoke import call_llm
+from chunker.state.schema import add_counts
 
 
 def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequence[str], *,
@@ -40,8 +41,7 @@ def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequ
                                   hints=break_hints(dips, n, agg.max_group_size), nudge=nudge)
             result = call_llm(cfg.llm, node="corpus_group", task="group", user=user,
                               background=background, writer=writer, memo=cs, calls_dir=calls_dir)
-            for k, v in result.stats.items():
-                stats[k] = stats.get(k, 0) + v
+            stats = add_counts(stats, result.stats)
             proposed = result.parsed.groups if result.parsed else None
             problem = grouping_problem(proposed, n, agg.min_group_size)
             if problem is None and len(proposed) > 1:

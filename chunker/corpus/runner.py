@@ -14,7 +14,6 @@ import hashlib
 import time
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
 from pathlib import Path
 from typing import Callable
 
@@ -31,12 +30,9 @@ from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.runs.rundir import RunDir
-from chunker.runs.runner import persistent_graph
+from chunker.runs.runner import now, persistent_graph
+from chunker.state.schema import add_counts
 from chunker.state.store import RunStore
-
-
-def now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, paths: list[Path],
@@ -128,10 +124,8 @@ def _assemble(run: RunDir, ctx: ChunkerSettings, meta: dict, units: list[Unit], 
     root_item = builder.build(plan, items)
     parts.extend(upper_nodes(builder.nodes))
     for rel in rels:
-        for key, value in records[rel]["stats"].items():
-            stats[key] = stats.get(key, 0) + value
-    for key, value in builder.stats.items():
-        stats[key] = stats.get(key, 0) + value
+        stats = add_counts(stats, records[rel]["stats"])
+    stats = add_counts(stats, builder.stats)
     stats.update({"documents": len(rels), "skipped": len(skipped)})
     texts = {rel: RunStore(store, records[rel]["run_key"]).text() for rel in rels}
     corpus = CorpusMeta(

@@ -21,6 +21,7 @@ from chunker.corpus.model import PlanNode
 from chunker.corpus.store import CorpusStore
 from chunker.document.tokens import count_tokens
 from chunker.grounding import document_overview
+from chunker.state.schema import add_counts
 
 ROOT_ID = "F-root"
 
@@ -162,5 +163,4 @@ class UpperBuilder:
         return line + "."
 
     def _add(self, stats: dict[str, int]) -> None:
-        for k, v in stats.items():
-            self.stats[k] = self.stats.get(k, 0) + v
+        self.stats = add_counts(self.stats, stats)
