@@ -40,6 +40,7 @@ class Tree:
         self.is_corpus = hierarchy.meta.corpus is not None
         """Folders of files: views name kinds, files and spans (single documents: ids only)."""
         self._indexes: dict[tuple, TextIndex] = {}
+        self._document_ids: dict[str, list[str]] = {}
 
     # -- nodes ------------------------------------------------------------------------
     def node(self, node_id: str) -> TreeNode:
@@ -175,8 +176,11 @@ class Tree:
     def document_node_ids(self, source: str) -> list[str]:
         """Every node of one file, the document node included, in the order its own tree
         lists them (leaves, then each level's blocks): ties rank as in the file alone."""
-        return sorted((nid for nid, n in self.nodes.items() if n.source == source and n.kind != "folder"),
-                      key=lambda nid: (self.nodes[nid].level, nid))
+        if source not in self._document_ids:  # every choice inside the file asks: once per tree
+            self._document_ids[source] = sorted(
+                (nid for nid, n in self.nodes.items() if n.source == source and n.kind != "folder"),
+                key=lambda nid: (self.nodes[nid].level, nid))
+        return self._document_ids[source]
 
     def scope_of(self, children: list[str]) -> str | None:
         """The file whose nodes these children are, when they lie inside one document of a
