@@ -116,6 +116,8 @@ def test_the_output_folder_may_live_inside_the_source(mixed):
     assert [d["source"] for d in again["meta"]["corpus"]["documents"]] == \
         [d["source"] for d in first["meta"]["corpus"]["documents"]]
     assert not any(d["source"].startswith("tree/") for d in again["meta"]["corpus"]["documents"])
+    # nor found and then skipped: the first tree's files are never taken for documents
+    assert again["meta"]["corpus"]["skipped"] == first["meta"]["corpus"]["skipped"]
 
 
 def test_strict_refuses_a_corpus_with_a_bad_file_before_any_work(mixed, tmp_path):
