@@ -44,6 +44,16 @@ class SlugAllocator:
         self.max_length = max(8, max_length)
         self.used: dict[str, set[str]] = {k: set(v) for k, v in (taken or {}).items()}
 
+    def reserve(self, folder: str, stem: str) -> bool:
+        """Claim `stem` in `folder` as it is (a node keeping its file name across an
+        update); False, claiming nothing, when it is already used or someone else's.
+        Reserve the kept stems before allocating new ones, so no new node takes them."""
+        used = self.used.setdefault(folder, set())
+        if stem in used:
+            return False
+        used.add(stem)
+        return True
+
     def allocate(self, folder: str, slug: str) -> str:
         used = self.used.setdefault(folder, set())
         slug = slug[:self.max_length].rstrip("-") or "node"

@@ -1,14 +1,28 @@
-"""Writing the tree into OUT so that an unfinished run never looks finished and no file
-chunker did not write is ever touched.
+"""Writing the tree into OUT so that readers always see a whole hierarchy.json, an
+update rewrites only what changed, and no file chunker did not write is ever touched.
 
 Everything is first written to `OUT/.chunker/staging/`. Every target path is checked
 against the manifest (`output/manifest.py`): a file there that chunker did not write,
-or that was changed since, stops the write with `OutputConflict` naming it. The
-manifest is then widened to the new files' hashes, the old `hierarchy.json` (the
-completion marker) is removed, chunker's stale files are removed, the new files are
-moved in (content, index), `hierarchy.json` last, and the manifest is narrowed to the
-new tree. A kill at any point leaves either no `hierarchy.json` (unfinished; `chunker
-resume` redoes this step) or the complete tree.
+or that was changed since, stops the write with `OutputConflict` naming it. A target
+that is chunker's, unedited, and already holds the staged bytes is left alone (same
+bytes, same mtime), so `chunker update` touches only the nodes that changed. Then, in
+this order:
+
+1. the manifest is widened to the new files' hashes (before anything moves, so a crash
+   leaves every file recognisably chunker's: old or new bytes are both listed);
+2. new and changed content files are moved in (`os.replace` from staging);
+3. `index.md`, then `hierarchy.json` (the completion marker), each with `os.replace`:
+   the old `hierarchy.json` is never deleted first, so a reader sees either the old
+   complete file or the new one, never none and never a mix;
+4. the old tree's files that the new tree drops are removed, only those chunker wrote
+   and nobody edited (a user's file is never deleted), then the level folders they
+   leave empty;
+5. the manifest is narrowed to the new tree.
+
+A crash in 2-3 can leave some Markdown files new while `hierarchy.json` is still the
+old one; a crash in 4-5 can leave stale files the manifest still lists. Running the
+write again (`chunker resume` does) completes it: files already in place count as
+unchanged, stale ones are still recognised as chunker's and removed.
 """
 
 from __future__ import annotations
@@ -16,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import shutil
+from dataclasses import dataclass
 from pathlib import Path
 
 from chunker.output import manifest
@@ -23,6 +38,7 @@ from chunker.output.hierarchy import Hierarchy
 from chunker.output.markdown import render_index, render_node, sibling_map
 
 MARKER = "hierarchy.json"
+INDEX = "index.md"
 
 
 class UnsafePath(RuntimeError):
@@ -31,6 +47,20 @@ class UnsafePath(RuntimeError):
 
 class OutputConflict(RuntimeError):
     """A file that chunker did not write (or that was edited) is where the tree goes."""
+
+
+@dataclass(frozen=True)
+class WriteResult:
+    """What one `write_tree` did; paths relative to OUT, sorted."""
+
+    marker: Path
+    """OUT/hierarchy.json (what `write_tree` used to return)."""
+    written: tuple[str, ...]
+    """Files created or whose bytes changed (index.md and hierarchy.json when they did)."""
+    unchanged: tuple[str, ...]
+    """Files of the new tree that already held its bytes: not rewritten."""
+    removed: tuple[str, ...]
+    """The old tree's files that the new one drops, deleted by this call."""
 
 
 def _inside(base: Path, rel: str) -> Path:
@@ -58,23 +88,12 @@ def foreign_stems(out_dir: str | Path) -> dict[str, set[str]]:
     return taken
 
 
-def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> Path:
+def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
+    """Write `h` into OUT in the order the module docstring gives; safe to call again
+    after a crash (it completes the write) and on an unchanged tree (it touches nothing)."""
     out = Path(out_dir).resolve()
     staging = out / ".chunker" / "staging"
-    if staging.exists():
-        shutil.rmtree(staging)
-    staging.mkdir(parents=True)
-    nodes = h.by_id()
-    siblings = sibling_map(h)
-    targets: list[str] = []
-    for node in h.nodes:
-        _inside(staging, node.filename).parent.mkdir(parents=True, exist_ok=True)
-        _inside(staging, node.filename).write_text(render_node(node, h, nodes, siblings), encoding="utf-8")
-        targets.append(node.filename)
-    _inside(staging, "index.md").write_text(render_index(h, nodes, title), encoding="utf-8")
-    _inside(staging, MARKER).write_text(hierarchy_json(h), encoding="utf-8")
-    targets += ["index.md", MARKER]  # the marker last
-    _fsync_tree(staging)
+    targets = _stage(staging, h, title)  # content files, then index.md, the marker last
 
     files = manifest.read(out)
     for rel in targets:
@@ -83,35 +102,69 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> Path:
             raise OutputConflict(f"{out / rel} was not written by chunker (or was edited since); "
                                  f"move it away, then `chunker resume {out}`")
     new = {rel: manifest.file_hash(staging / rel) for rel in targets}
+    # not in the way and present means chunker's and unedited: same hash, same bytes
+    unchanged = {rel for rel in targets
+                 if (out / rel).is_file() and manifest.file_hash(out / rel) == new[rel]}
+    changed = [rel for rel in targets if rel not in unchanged]
     widened = {rel: sorted(set(files.get(rel, [])) | ({new[rel]} if rel in new else set()))
                for rel in set(files) | set(new)}
     manifest.write(out, widened)
 
-    if manifest.owned_unchanged(out, MARKER, widened):
-        (out / MARKER).unlink()
-    old_tree = {rel for rel in files if manifest.is_tree_file(rel)}
-    for rel in sorted(old_tree - set(new)):  # the old tree's files that the new one drops
-        if manifest.owned_unchanged(out, rel, files):
-            (out / rel).unlink()
-    for rel in targets:
+    touched: set[Path] = set()
+    for rel in changed:
+        if rel == MARKER:  # every other file is durable before the marker moves
+            for folder in sorted(touched):
+                _fsync_dir(folder)
         dest = _inside(out, rel)
         dest.parent.mkdir(parents=True, exist_ok=True)
         os.replace(staging / rel, dest)
-    _prune_empty_dirs(out / "content")
-    _fsync_dir(out)
+        touched.add(dest.parent)
+    for folder in sorted(touched | {out}):
+        _fsync_dir(folder)
+
+    # a rerun after a crash below reads the widened manifest: it still lists these files
+    dropped = sorted({rel for rel in files if manifest.is_tree_file(rel)} - set(new))
+    removed = []
+    for rel in dropped:
+        if manifest.owned_unchanged(out, rel, files):
+            (out / rel).unlink()
+            removed.append(rel)
+    _prune_empty_parents(out / "content", [out / rel for rel in dropped])
     kept = {rel: hashes for rel, hashes in files.items() if not manifest.is_tree_file(rel)}
     manifest.write(out, {**kept, **{rel: [digest] for rel, digest in new.items()}})
     shutil.rmtree(staging, ignore_errors=True)
-    return out / MARKER
+    return WriteResult(marker=out / MARKER, written=tuple(sorted(changed)),
+                       unchanged=tuple(sorted(unchanged)), removed=tuple(removed))
 
 
-def _prune_empty_dirs(root: Path) -> None:
-    if not root.is_dir():
-        return
-    for dirpath, _, _ in sorted(os.walk(root), key=lambda w: -len(w[0])):
-        path = Path(dirpath)
-        if path != root and not any(path.iterdir()):
-            path.rmdir()
+def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
+    """Render the whole tree into `staging` (durably); its paths, the marker last."""
+    if staging.exists():
+        shutil.rmtree(staging)
+    staging.mkdir(parents=True)
+    nodes = h.by_id()
+    siblings = sibling_map(h)
+    targets: list[str] = []
+    for node in h.nodes:
+        path = _inside(staging, node.filename)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(render_node(node, h, nodes, siblings), encoding="utf-8")
+        targets.append(node.filename)
+    _inside(staging, INDEX).write_text(render_index(h, nodes, title), encoding="utf-8")
+    _inside(staging, MARKER).write_text(hierarchy_json(h), encoding="utf-8")
+    _fsync_tree(staging)
+    return [*targets, INDEX, MARKER]
+
+
+def _prune_empty_parents(root: Path, gone: list[Path]) -> None:
+    """Remove the folders under `root` that dropped files leave empty, deepest first.
+    Only their folders: an empty folder a user made elsewhere in content/ stays."""
+    folders: set[Path] = set()
+    for path in gone:
+        folders.update(p for p in path.parents if root in p.parents)
+    for folder in sorted(folders, key=lambda p: -len(p.parts)):
+        if folder.is_dir() and not folder.is_symlink() and not any(folder.iterdir()):
+            folder.rmdir()
 
 
 def _fsync_tree(root: Path) -> None:
