@@ -1,0 +1,1 @@
+"""Incremental updates: bring a finished tree up to date with its changed source."""
