@@ -9,6 +9,9 @@
       -> [flat] expand_window | [done] group_all -> synthesize_block -> finalize_tree -> write_outputs
     A task the model is not asked (`model_tasks`, the tiny profile) takes its no-model path:
     expand_window -> cut_without_model, group_summaries -> fallback_grouping.
+    An update (`reuse_key` in the input, chunker/update/) copies unchanged passages:
+      -> [old passage at the cursor] reuse_leaves -> ... | [old boundary ahead] rejoin_boundary -> rewrite_chunk
+      -> [last leaf, patch] patch_tree -> synthesize_patched ... -> write_outputs
 
 Every conditional edge's targets come from its route's `Literal` return type
 (`graph/routes.py`), so the picture above and the graph cannot drift apart.
@@ -35,6 +38,8 @@ from chunker.nodes.completeness import check_completeness, retry_boundary
 from chunker.nodes.finalize import finalize_tree, group_all
 from chunker.nodes.grouping import group_summaries
 from chunker.nodes.load_document import load_document
+from chunker.nodes.patch import patch_tree, synthesize_patched
+from chunker.nodes.reuse import rejoin_boundary, reuse_leaves
 from chunker.nodes.rewrite import rewrite_chunk
 from chunker.nodes.summarize import summarize_chunk
 from chunker.nodes.synthesize import synthesize_block
@@ -65,12 +70,14 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
         "check_aggregation": check_aggregation, "group_all": group_all,
         "validate_groups": validate_groups, "fallback_grouping": fallback_grouping,
         "finalize_tree": finalize_tree, "write_outputs": write_outputs,
+        "reuse_leaves": reuse_leaves, "rejoin_boundary": rejoin_boundary, "patch_tree": patch_tree,
     }
     llm = {  # and other calls to a model server (embeddings): retried on transient errors
         "embed_document": embed_document,
         "check_completeness": check_completeness, "retry_boundary": retry_boundary,
         "rewrite_chunk": rewrite_chunk, "summarize_chunk": summarize_chunk,
         "group_summaries": group_summaries, "synthesize_block": synthesize_block,
+        "synthesize_patched": synthesize_patched,
     }
     for node_name, fn in plain.items():
         g.add_node(node_name, fn)
@@ -84,7 +91,8 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge("check_completeness", "validate_boundary")
     g.add_edge("retry_boundary", "validate_boundary")
     g.add_conditional_edges("validate_boundary", routes.after_validate)
-    for decided in ("end_at_section", "fallback_boundary", "force_split", "cut_without_model"):
+    for decided in ("end_at_section", "fallback_boundary", "force_split", "cut_without_model",
+                    "rejoin_boundary"):
         g.add_edge(decided, "rewrite_chunk")
     g.add_edge("rewrite_chunk", "summarize_chunk")
     # The aggregation hook: every leaf of a sweeping strategy passes through check_aggregation.
@@ -96,5 +104,9 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
     g.add_edge("group_all", "synthesize_block")
     g.add_conditional_edges("synthesize_block", routes.after_synthesis)
     g.add_conditional_edges("finalize_tree", routes.after_finalize)
+    # an update (chunker/update/): copied leaves, then the old tree patched
+    g.add_conditional_edges("reuse_leaves", routes.after_reuse)
+    g.add_conditional_edges("patch_tree", routes.after_patch)
+    g.add_conditional_edges("synthesize_patched", routes.after_patch)
     g.add_edge("write_outputs", END)
     return g.compile(checkpointer=checkpointer, store=store, name=name)

@@ -15,21 +15,37 @@ from langgraph.runtime import Runtime
 from chunker.chunking.boundary import boundary_policy
 from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
+from chunker.nodes.reuse import index_of, reusable_at
 from chunker.state.schema import ChunkerState
+
+Passage = Literal["reuse_leaves", "expand_window"]
+
+
+def next_passage(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Passage:
+    """An update copies the old passage that starts at the cursor; anything else is read."""
+    return "reuse_leaves" if reusable_at(state, runtime) is not None else "expand_window"
 
 
 def after_load(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-               ) -> Literal["embed_document", "expand_window"]:
-    """A policy that reads the embedding signal needs the document embedded first."""
+               ) -> Literal["embed_document", "expand_window", "reuse_leaves"]:
+    """A policy that reads the embedding signal needs the document embedded first. An update
+    embeds only when a window first needs the signal: most of its passages are copied or
+    rejoin an old boundary, and a book takes minutes to embed."""
+    if state.get("reuse_key"):
+        return next_passage(state, runtime)
     return "embed_document" if boundary_policy(runtime.context.chunking).reads_signal else "expand_window"
 
 
 def after_expand(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                 ) -> Literal["end_at_section", "force_split", "cut_without_model", "check_completeness"]:
-    """A section's rest with no cut to choose is a leaf as it is (expand_window found its
-    end); safety valve: a window of max_chunk_tokens is split without asking the LLM; a model
-    not asked for boundaries (`model_tasks`) leaves the cut to the policy at once."""
+                 ) -> Literal["rejoin_boundary", "end_at_section", "force_split", "cut_without_model",
+                              "check_completeness"]:
+    """An update's passage that ends at an old boundary needs no choice; a section's rest
+    with no cut to choose is a leaf as it is (expand_window found its end); safety valve: a
+    window of max_chunk_tokens is split without asking the LLM; a model not asked for
+    boundaries (`model_tasks`) leaves the cut to the policy at once."""
     cfg = runtime.context
+    if state.get("rejoin_end") is not None:
+        return "rejoin_boundary"
     if state.get("section_end") is not None:
         return "end_at_section"
     if state["window_tokens"] >= cfg.chunking.max_chunk_tokens:
@@ -53,24 +69,45 @@ def after_validate(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Li
 
 
 def after_leaf(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-               ) -> Literal["check_aggregation", "expand_window", "group_all", "finalize_tree"]:
+               ) -> Literal["check_aggregation", "expand_window", "reuse_leaves", "group_all",
+                            "finalize_tree", "patch_tree"]:
     """After each leaf: the aggregation hook, unless the strategy does not sweep (flat: read
-    on, then one block over all leaves)."""
-    if tree_strategy(state).sweeps:
+    on, then one block over all leaves) or an update patches the old tree's levels once its
+    leaves are done."""
+    index = index_of(state, runtime)
+    patching = index is not None and index.patch
+    if tree_strategy(state).sweeps and not patching:
         return "check_aggregation"
     if state["cursor"] < state["doc_chars"]:
-        return "expand_window"
+        return next_passage(state, runtime)
+    if patching:
+        return "patch_tree"
     return "group_all" if len(state["pending"][0]) > 1 else "finalize_tree"
 
 
+def after_reuse(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                ) -> Literal["rejoin_boundary", "check_aggregation", "expand_window", "reuse_leaves",
+                             "group_all", "finalize_tree", "patch_tree"]:
+    """A copied leaf whose rewrite the new text before it no longer supports is written
+    again at its old boundary; otherwise on as after any leaf."""
+    if state.get("rejoin_end") is not None:
+        return "rejoin_boundary"
+    return after_leaf(state, runtime)
+
+
+def after_patch(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                ) -> Literal["synthesize_patched", "write_outputs"]:
+    return "synthesize_patched" if state.get("patch_todo") else "write_outputs"
+
+
 def after_aggregation_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                            ) -> Literal["group_summaries", "finalize_tree", "expand_window"]:
+                            ) -> Literal["group_summaries", "finalize_tree", "expand_window", "reuse_leaves"]:
     """Sweep a level, or go on chunking, or finish."""
     if state.get("agg_level") is not None:
         return "group_summaries"
     if state["cursor"] >= state["doc_chars"]:
         return "finalize_tree"
-    return "expand_window"
+    return next_passage(state, runtime)
 
 
 def after_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]

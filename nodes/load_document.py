@@ -13,7 +13,9 @@ from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import emit, run_store_for
 from chunker.chunking.peel import is_structured, markdown_structure, store_structure
 from chunker.chunking.strategy import choose_strategy, strategy_named
+from chunker.nodes.reuse import seed_old_blocks
 from chunker.state.schema import ChunkerState
+from chunker.update.index import reuse_index
 
 log = logging.getLogger("chunker")
 
@@ -45,6 +47,8 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats.update({"structure.headings": len(structure.headings),
                       "structure.sections": len(structure.sections),
                       "structure.atomic_units": len(structure.atomic_units)})
+    if state.get("reuse_key"):  # an update: the old blocks, for the summaries above new passages
+        seed_old_blocks(rs, reuse_index(rs.store, state["reuse_key"], rs.memo))
     log.info("strategy %s (%s)", strategy, "structured" if structured else "plain text")
     emit(runtime, {"event": "progress", "cursor": 0, "total": len(text), "leaves": 0})
     return {
@@ -62,5 +66,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "finalizing": False,
         "root_id": None,
         "groups_todo": [],
+        "rejoin_end": None,
+        "patch_todo": [],
         "stats": stats,
     }

@@ -23,7 +23,9 @@ from chunker.chunking.peel import peel_of
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.nodes.common import run_store
+from chunker.nodes.reuse import index_of, reusable_old
 from chunker.state.schema import ChunkerState
+from chunker.update.index import ReuseIndex
 
 
 def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -48,6 +50,12 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
             tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
         min_end, expansions = end, 0
+        index = index_of(state, runtime)
+        if index is not None:  # an update: rejoin the old boundaries where the text is the old one
+            rejoin = _rejoin(state, runtime, index, cursor, min_end, stop, text, cfg.chunking.max_chunk_tokens)
+            if rejoin is not None:
+                return _window(rejoin, count_tokens(text[cursor:rejoin]), min_end) | rejoin_fields(
+                    state, index, rejoin)
     else:
         tokens = state["window_tokens"]
         for _ in range(cfg.chunking.expand_step):
@@ -59,6 +67,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         min_end, expansions = state["min_end"], state["expansions"] + 1
     # The policy may grow the window further until it offers a choice: in candidates mode,
     # one it did not offer before an "incomplete" answer.
+    index = index_of(state, runtime)
     policy = boundary_policy(cfg.chunking)
     lo = min_end if grown_from is None else max(min_end, grown_from + 1)
     end, tokens = policy.grow_until_choice(
@@ -69,11 +78,22 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         shown_end = units.next_end(shown_end, "sentence")
     if peel:
         shown_end = peel.clamp(shown_end)
-    update = {
+    update = _window(end, tokens, min_end, shown_end, expansions)
+    if end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
+            min_end >= stop or policy.nothing_to_choose(
+                Window(state={**state, **update}, rs=rs, cfg=cfg, peel=peel))):
+        update["section_end"] = stop  # the rest of the section (or text), with no cut to choose
+    if index is not None and index.patch:
+        update["latest"] = index.latest_ids(cursor)
+    return update
+
+
+def _window(end: int, tokens: int, min_end: int, shown_end: int | None = None, expansions: int = 0) -> dict:
+    return {
         "window_end": end,
         "window_tokens": tokens,
         "min_end": min_end,
-        "shown_end": shown_end,
+        "shown_end": end if shown_end is None else shown_end,
         "expansions": expansions,
         "complete": None,
         "phrase": None,
@@ -83,8 +103,26 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         "chunk_end": None,
         "section_end": None,
     }
-    if end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
-            min_end >= stop or policy.nothing_to_choose(
-                Window(state={**state, **update}, rs=rs, cfg=cfg, peel=peel))):
-        update["section_end"] = stop  # the rest of the section (or text), with no cut to choose
-    return update
+
+
+def _rejoin(state: ChunkerState, runtime: Runtime[ChunkerSettings], index: ReuseIndex, cursor: int,
+            min_end: int, stop: int, text: str, max_tokens: int) -> int | None:
+    """Where this passage ends without a choice in an update: when only the leaves' texts
+    are stale, the old passage's own end; else the first old boundary past the minimum
+    (and within the cap and the section) after which the old text goes on unchanged."""
+    if index.leaf_text_stale:
+        leaf = reusable_old(state, runtime, index, cursor)
+        return leaf["new"][1] if leaf is not None else None
+    for start in index.starts_after(max(min_end, cursor + 1), stop):
+        if count_tokens(text[cursor:start]) > max_tokens:
+            return None
+        return start
+    return None
+
+
+def rejoin_fields(state: ChunkerState, index: ReuseIndex, end: int) -> dict:
+    """The rejoin itself, and in a patch the old blocks above the cursor as `latest`."""
+    out = {"rejoin_end": end}
+    if index.patch:
+        out["latest"] = index.latest_ids(state["cursor"])
+    return out

@@ -13,8 +13,12 @@ from chunker.document.tokens import count_tokens
 from chunker.grounding import document_overview
 from chunker.nodes.common import run_store
 from chunker.state.store import RunStore
-from chunker.output.assemble import assemble
-from chunker.output.hierarchy import RunMeta
+from chunker.nodes.patch import final_store, updated_records
+from chunker.nodes.reuse import index_of
+from chunker.output.assemble import assemble, assemble_records
+from chunker.output.hierarchy import RunMeta, UpdateRecord
+from chunker.update.index import ReuseIndex
+from chunker.update.signature import signature_of
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.state.schema import ChunkerState
 
@@ -24,17 +28,26 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     source = cfg.pdf.source or state.get("path")
     meta = RunMeta(
         tool_version=__version__, model=cfg.llm.model, doc_id=state["doc_id"], source=source,
-        source_chars=state["doc_chars"], config=cfg.public_dict(),
+        source_chars=state["doc_chars"], config=cfg.public_dict(), signature=signature_of(cfg.public_dict()),
         stats=dict(sorted((state.get("stats") or {}).items())),
         finished_at=datetime.now(timezone.utc).isoformat(timespec="seconds"),
     )
     rs = run_store(state, runtime)
-    overview(rs, cfg, state["root_id"])
     writes = bool(rs.out_dir) and rs.writes_tree
-    hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
-                         state["root_id"], meta, cfg.output.slug_max_length,
-                         taken=foreign_stems(rs.out_dir) if writes else None,
-                         source_name=Path(source).name if source else None)
+    taken = foreign_stems(rs.out_dir) if writes else None
+    source_name = Path(source).name if source else None
+    if state.get("reuse_key"):  # an update: the old tree's ids and file names where they hold
+        index = index_of(state, runtime)
+        overview(final_store(rs) if index.patch else rs, cfg, state["root_id"])
+        records, root_id, counts = updated_records(state, runtime)
+        meta = meta.model_copy(update={"updates": update_records(index, meta, counts)})
+        hierarchy = assemble_records(rs, records, root_id, meta, cfg.output.slug_max_length,
+                                     taken=taken, source_name=source_name, names=index.names())
+    else:
+        overview(rs, cfg, state["root_id"])
+        hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
+                             state["root_id"], meta, cfg.output.slug_max_length,
+                             taken=taken, source_name=source_name)
     if writes:
         title = Path(source).stem if source else "Document"
         write_tree(rs.out_dir, hierarchy, title)
@@ -55,3 +68,15 @@ def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:
     summary = document_overview(children, max_chars=cfg.output.summary_max_chars, policy=cfg.grounding)
     if summary:
         rs.put_node(root.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary)}))
+
+
+def update_records(index: ReuseIndex, meta: RunMeta, counts: dict[str, int]) -> list[UpdateRecord]:
+    """The tree's updates so far, and this one: what it reused, redid, added and removed."""
+    def by_kind(status: str) -> dict[str, int]:
+        return {kind: counts[f"update.{kind}.{status}"] for kind in ("leaves", "blocks")
+                if counts.get(f"update.{kind}.{status}")}
+    this = UpdateRecord(at=meta.finished_at, source_sha256=index.raw["source_sha256"],
+                        reused=by_kind("reused"), redone=by_kind("redone"), added=by_kind("new"),
+                        removed=by_kind("removed"), calls=meta.stats.get("calls.total", 0),
+                        stale=index.raw.get("stale") or {})
+    return [*(UpdateRecord.model_validate(u) for u in index.raw.get("updates") or []), this]

@@ -51,6 +51,11 @@ class NodeRecord(BaseModel):
     """PDF runs: the first and last 1-based page the node's text lies on; None for text."""
     scanned_pages: list[int] | None = None
     """PDF leaves holding scanned pages (no text layer): their numbers, a flag for readers."""
+    origin: str | None = None
+    """An update's leaves: the id, in the tree being updated, of the leaf whose passage this
+    is (same text in the same place); None for a new passage (`chunker/update/`)."""
+    reused: bool = False
+    """An update's leaf copied from the old tree as it was (no call); False when written now."""
 
     @property
     def is_leaf(self) -> bool:

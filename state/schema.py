@@ -23,6 +23,9 @@ class ChunkerInput(TypedDict, total=False):
 
     text: str | None
     path: str | None
+    reuse_key: str | None
+    """An update: where the store holds the reuse index of the tree being brought up to
+    date (`chunker/update/index.py`); unchanged passages are copied from it, not redone."""
 
 
 class ChunkerOutput(TypedDict, total=False):
@@ -89,6 +92,13 @@ class ChunkerState(TypedDict, total=False):
     groups_todo: list[list[str]]
     finalizing: bool
     root_id: str | None
+    # an update (`reuse_key` given): see chunker/update/
+    reuse_key: str | None
+    rejoin_end: int | None
+    """Where the leaf being read ends without a choice: an old boundary the cursor rejoins,
+    or the old end of a passage whose text stayed but must be rewritten again."""
+    patch_todo: list[str]
+    """Blocks of the patched tree still to synthesise, bottom up (one per step)."""
     # bookkeeping
     stats: Annotated[dict[str, int], add_counts]
     tree: dict | None

@@ -154,10 +154,15 @@ def test_old_position():
     ranges = [Equal(0, 0, 10), Equal(15, 12, 20)]
     assert old_position(ranges, 4) == 4
     assert old_position(ranges, 20) == 23  # exact inside a range
-    assert old_position(ranges, 11) == 10  # inside a change: just after the range before it
-    assert old_position(ranges, 40) == 35  # past the last range
-    assert old_position([Equal(7, 5, 3)], 2) == 0  # before the first range
-    assert old_position([], 9) == 0
+    # inside a change (old [10, 15) replaced by new [10, 12)): as far into the old text
+    assert old_position(ranges, 10) == 10
+    assert old_position(ranges, 11) == 11
+    assert old_position(ranges, 40) == 43  # past the last range: on into the old tail
+    assert old_position([Equal(7, 5, 3)], 2) == 2  # before the first range
+    assert old_position([Equal(7, 5, 3)], 4) == 4
+    assert old_position([], 9) == 9
+    # a long new text replacing a short old one stays inside the old one
+    assert old_position([Equal(0, 0, 10), Equal(12, 40, 5)], 35) == 11
 
 
 pieces = st.sampled_from(["Emma ", "said ", "the ", "\n", "\n\n", ". ", "é", "Mr. Knightley ",

@@ -21,6 +21,7 @@ from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
+from chunker.cli.update_cmd import resume_document_update, update_command
 from chunker.runs.rundir import RunDir, RunDirError
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
@@ -206,6 +207,13 @@ def resume(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
+        if meta.get("update"):  # an interrupted `chunker update`
+            if meta.get("kind") == "corpus":
+                from chunker.cli.corpus_update_cmd import update_corpus
+
+                return update_corpus(run_dir, meta, {}, moved_to=source, dry_run=False, quiet=quiet,
+                                     as_json=as_json, started=started)
+            return resume_document_update(run_dir, meta, quiet=quiet, as_json=as_json)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
@@ -228,6 +236,7 @@ def resume(
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 
+app.command("update")(update_command)
 app.command("inspect")(inspect_command)
 app.add_typer(eval_app, name="eval")
 app.command("ask")(ask_command)

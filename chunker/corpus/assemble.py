@@ -45,12 +45,14 @@ def upper_nodes(nodes: list[UpperNode]) -> list[TreeNode]:
 
 def corpus_hierarchy(root_id: str, parts: list[TreeNode], meta: RunMeta, texts: Mapping[str, str], *,
                      corpus_name: str, names: Mapping[str, str], slug_max_length: int = 60,
-                     taken: dict[str, set[str]] | None = None) -> Hierarchy:
+                     taken: dict[str, set[str]] | None = None,
+                     old_files: Mapping[str, str] | None = None) -> Hierarchy:
     """The checked tree. `names`: a folder node's source folder name, by id (its file's
-    name); `texts`: each file's text, for the lossless check per file."""
+    name); `texts`: each file's text, for the lossless check per file; `old_files`: an
+    update's old file names by node id, kept wherever the node still sits in that folder."""
     by_id = {n.id: n for n in parts}
     parents = {c: n.id for n in parts for c in n.children}
-    placed = _layout(root_id, by_id, corpus_name, names, slug_max_length, taken)
+    placed = _layout(root_id, by_id, corpus_name, names, slug_max_length, taken, old_files or {})
     nodes = [n.model_copy(update={"parent": parents.get(n.id), **placed[n.id]})
              for n in _in_order(root_id, by_id)]
     h = Hierarchy(root=root_id, nodes=nodes, meta=meta)
@@ -74,7 +76,8 @@ def _in_order(root_id: str, by_id: dict[str, TreeNode]) -> list[TreeNode]:
 
 
 def _layout(root_id: str, by_id: dict[str, TreeNode], corpus_name: str, names: Mapping[str, str],
-            max_length: int, taken: dict[str, set[str]] | None) -> dict[str, dict]:
+            max_length: int, taken: dict[str, set[str]] | None, old_files: Mapping[str, str]
+            ) -> dict[str, dict]:
     slugs = SlugAllocator(max_length, taken)
     placed: dict[str, dict] = {}
 
@@ -83,24 +86,41 @@ def _layout(root_id: str, by_id: dict[str, TreeNode], corpus_name: str, names: M
             return PurePosixPath(node.source or "").stem or node.title or node.id
         return names.get(node.id) or node.title or node.id
 
-    def place_node(node: TreeNode, folder: str, stem_hint: str) -> None:
-        stem = slugs.allocate(folder, sanitize(stem_hint, node.title, node.id, max_length=max_length))
+    def stems(items: list[tuple[TreeNode, str, str]]) -> list[str]:
+        """Stems for (node, folder, hint) in order: first every node that keeps its old file
+        in the same folder, then the others, so no new node takes a kept name."""
+        out: dict[int, str] = {}
+        for i, (node, folder, _) in enumerate(items):
+            old = old_files.get(node.id)
+            if old:
+                old_folder, _, name = old.rpartition("/")
+                stem = name.removesuffix(".md")
+                if old_folder == folder and slugs.reserve(folder, stem):
+                    out[i] = stem
+        for i, (node, folder, hint) in enumerate(items):
+            if i not in out:
+                out[i] = slugs.allocate(folder, hint)
+        return [out[i] for i in range(len(items))]
+
+    def place(node: TreeNode, folder: str, stem: str) -> None:
         placed[node.id] = {"slug": stem, "filename": f"{folder}/{stem}.md"}
         inner = f"{folder}/{stem}"
-        for c in node.children:
-            child = by_id[c]
-            if child.kind in ("folder", "document"):
-                place_node(child, inner, name_of(child))
-            else:
-                place_inner(child, inner)
-
-    def place_inner(node: TreeNode, doc_folder: str) -> None:
-        folder = f"{doc_folder}/L{node.level}"
-        stem = slugs.allocate(folder, node.slug)
-        placed[node.id] = {"slug": stem, "filename": f"{folder}/{stem}.md"}
-        for c in node.children:
-            place_inner(by_id[c], doc_folder)
+        upper = [by_id[c] for c in node.children if by_id[c].kind in ("folder", "document")]
+        hints = [(c, inner, sanitize(name_of(c), c.title, c.id, max_length=max_length)) for c in upper]
+        for child, child_stem in zip(upper, stems(hints)):
+            place(child, inner, child_stem)
+        inside: list[TreeNode] = []
+        todo = [by_id[c] for c in reversed(node.children) if by_id[c].kind not in ("folder", "document")]
+        while todo:  # a document's blocks and leaves, in order, each in its level's folder
+            n = todo.pop()
+            inside.append(n)
+            todo.extend(by_id[c] for c in reversed(n.children))
+        items = [(n, f"{inner}/L{n.level}", n.slug) for n in inside]
+        for n, n_stem in zip(inside, stems(items)):
+            placed[n.id] = {"slug": n_stem, "filename": f"{inner}/L{n.level}/{n_stem}.md"}
 
     root = by_id[root_id]
-    place_node(root, "content", corpus_name if root.kind == "folder" else name_of(root))
+    hint = sanitize(corpus_name if root.kind == "folder" else name_of(root), root.title, root.id,
+                    max_length=max_length)
+    place(root, "content", stems([(root, "content", hint)])[0])
     return placed

@@ -3,7 +3,8 @@ its own store namespace, its own settings (a PDF's differ), the corpus's call lo
 
 The document runs today's graph unchanged; it returns its tree instead of writing one
 (`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
-what marks the document done. Killed halfway, the next run continues the thread from its
+what marks the document done. In an update, an unchanged (or moved) file's old record is
+copied, and an edited file's thread runs the graph with its old tree's reuse index. Killed halfway, the next run continues the thread from its
 checkpoint; a worker elsewhere could run the same unit, given the same store. A finished
 document's thread is deleted from the checkpointer: its record in the store is what counts.
 """
@@ -13,7 +14,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Literal
 
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.model import SourceFile
@@ -21,7 +22,11 @@ from chunker.corpus.signals import doc_info
 from chunker.corpus.store import CorpusStore
 from chunker.document.loader import BadInput, decode_document
 from chunker.runs.runner import RECURSION_LIMIT
+from chunker.output.hierarchy import Hierarchy
 from chunker.state.store import RunStore
+from chunker.update.index import build_index, put_index
+
+Reuse = Literal["copy", "update"] | None
 
 
 class DocumentSkipped(Exception):
@@ -39,22 +44,26 @@ class Unit:
     kind: str
     sha256: str
     size: int
+    reuse: Reuse = None
+    """An update: `copy` (the file is unchanged or only moved: its old tree is taken as it
+    is), `update` (edited: its old tree is brought up to date), None (a new file)."""
 
     @classmethod
-    def of(cls, f: SourceFile, key: str) -> "Unit":
-        return cls(rel=f.rel, key=key, path=f.path, kind=f.kind, sha256=f.sha256, size=f.size)
+    def of(cls, f: SourceFile, key: str, reuse: Reuse = None) -> "Unit":
+        return cls(rel=f.rel, key=key, path=f.path, kind=f.kind, sha256=f.sha256, size=f.size, reuse=reuse)
 
     def thread_id(self, corpus_key: str) -> str:
         return f"{corpus_key}:{self.key}"
 
     def as_meta(self) -> dict:
-        return {"rel": self.rel, "key": self.key, "path": str(self.path), "kind": self.kind,
-                "sha256": self.sha256, "size": self.size}
+        out = {"rel": self.rel, "key": self.key, "path": str(self.path), "kind": self.kind,
+               "sha256": self.sha256, "size": self.size}
+        return out | ({"reuse": self.reuse} if self.reuse else {})
 
     @classmethod
     def from_meta(cls, d: dict) -> "Unit":
         return cls(rel=d["rel"], key=d["key"], path=Path(d["path"]), kind=d["kind"],
-                   sha256=d["sha256"], size=d["size"])
+                   sha256=d["sha256"], size=d["size"], reuse=d.get("reuse"))
 
 
 def document_key(rel: str, used: set[str]) -> str:
@@ -79,17 +88,28 @@ def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings
 
 
 def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, out_dir: Path,
-                 corpus_key: str, on_event: Callable[[dict], None] | None = None) -> dict:
+                 corpus_key: str, on_event: Callable[[dict], None] | None = None,
+                 previous: CorpusStore | None = None) -> dict:
     """The document's finished record (its tree, its text's run key, its stats, what it
-    says of itself), from the store when an earlier run finished it."""
+    says of itself), from the store when an earlier run finished it. An update's unit
+    takes its old record from `previous` (the tree being updated) as it is, or brings it
+    up to date (see `chunker/update/`)."""
     done = cs.document(unit.key)
     if done is not None:
         return done
+    if unit.reuse == "copy":
+        record = copied_record(previous.document(unit.key), unit)
+        cs.put_document(unit.key, record)
+        return record
     folder = out_dir / ".chunker" / "docs" / unit.key
     runs = ctx.run_registry()
     runs.out_dir, runs.calls_dir, runs.writes_tree = str(folder), str(out_dir), False
     config = {"configurable": {"thread_id": unit.thread_id(corpus_key)}, "recursion_limit": RECURSION_LIMIT}
     graph_input = None if graph.get_state(config).values else _first_input(unit, folder, ctx)
+    if graph_input is not None and unit.reuse == "update":
+        reuse_key = unit.thread_id(corpus_key)
+        put_index(graph.store, reuse_key, document_index(previous.document(unit.key), graph_input, ctx))
+        graph_input["reuse_key"] = reuse_key
     for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom", durability="sync"):
         if on_event is not None:
             on_event(event)
@@ -105,6 +125,34 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
     # repeats the whole tree) are dropped, so the corpus's checkpoints do not grow with it.
     graph.checkpointer.delete_thread(unit.thread_id(corpus_key))
     return record
+
+
+def copied_record(old: dict, unit: Unit) -> dict:
+    """An unchanged (or only moved) file's record, as this update's: no call, every node
+    reused; its stats count what it reused, not what built it."""
+    tree = Hierarchy.model_validate(old["tree"])
+    leaves = sum(1 for n in tree.nodes if not n.children)
+    moved = "moved" if old["rel"] != unit.rel else "reused"
+    return {**old, "rel": unit.rel, "stats": {f"update.documents.{moved}": 1, "leaves": leaves,
+                                            "update.leaves.reused": leaves,
+                                            "update.blocks.reused": len(tree.nodes) - leaves}}
+
+
+def document_index(old: dict, graph_input: dict, ctx: ChunkerSettings) -> dict:
+    """The reuse index of an edited file: its old tree against its new text."""
+    from chunker.update.document import plan_document
+
+    text = graph_input.get("text")
+    if text is None:  # a PDF: the extraction the thread reads
+        text = Path(graph_input["path"]).read_text(encoding="utf-8")
+    tree = Hierarchy.model_validate(old["tree"])
+    sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    plan = plan_document(tree.nodes, tree.root, tree.meta.config, tree.meta.signature, text, sha, ctx,
+                         flat_tree=bool(old["stats"].get("strategy.flat") or tree.meta.stats.get("strategy.flat")))
+    if plan.index is None:  # the same text and settings: nothing stale, every passage reused
+        plan.index = build_index(tree.nodes, tree.root, text, mode="patch", leaf_text_stale=False,
+                                 may_split=True, source_sha256=sha)
+    return plan.index
 
 
 def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:

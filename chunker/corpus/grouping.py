@@ -7,6 +7,8 @@ The answer is kept in the corpus store under the node's key, so a resume never a
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Sequence
 
 from chunker import prompts
@@ -20,11 +22,18 @@ from chunker.state.schema import add_counts
 
 
 def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequence[str], *,
-                background: str, calls_dir: str | None, writer=None) -> tuple[list[list[int]], dict[str, int]]:
-    """Contiguous groups of the indices of `summaries`, each of at least `min_group_size`."""
+                background: str, calls_dir: str | None, writer=None,
+                previous: CorpusStore | None = None, shaped_by: str = "") -> tuple[list[list[int]], dict[str, int]]:
+    """Contiguous groups of the indices of `summaries`, each of at least `min_group_size`;
+    `previous`: an update's old corpus, whose grouping of the very same summaries holds."""
+    key = f"{key}#{hashlib.sha256(json.dumps([shaped_by, list(summaries)]).encode()).hexdigest()[:16]}"
     done = cs.get_value("groups", key)
     if done is not None:
         return done["groups"], done["stats"]  # a resume counts what the run did once
+    old = previous.get_value("groups", key) if previous is not None else None
+    if old is not None:
+        cs.put_value("groups", key, {**old, "stats": {}})  # its calls were the old run's
+        return old["groups"], {}
     agg = cfg.aggregation
     n = len(summaries)
     lines = [clean_line(s) for s in summaries]

@@ -25,6 +25,7 @@ from chunker.corpus.model import DocInfo, Discovery
 from chunker.corpus.plan import build_plan
 from chunker.corpus.signals import find_toc
 from chunker.corpus.store import CorpusStore
+from chunker.corpus.update import corpus_update_records
 from chunker.corpus.upper import Item, UpperBuilder
 from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
@@ -33,18 +34,23 @@ from chunker.runs.rundir import RunDir
 from chunker.runs.runner import now, persistent_graph
 from chunker.state.schema import add_counts
 from chunker.state.store import RunStore
+from chunker.update.signature import signature_of
 
 
 def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, paths: list[Path],
-                out_dir: Path) -> dict:
-    """run.json of a new corpus run: the files found, under stable keys, and the skipped ones."""
+                out_dir: Path, include: list[str] | None = None, exclude: list[str] | None = None,
+                units: list[Unit] | None = None) -> dict:
+    """run.json of a new corpus run: the files found, under stable keys, and the skipped ones
+    (an update passes its `units`: the old keys kept, each with what it reuses)."""
     toc = find_toc(discovery.root, [f.rel for f in discovery.files])
-    used: set[str] = set()
-    units = [Unit.of(f, document_key(f.rel, used)) for f in discovery.files
-             if toc is None or f.rel != toc.source]
+    if units is None:
+        used: set[str] = set()
+        units = [Unit.of(f, document_key(f.rel, used)) for f in discovery.files]
+    units = [u for u in units if toc is None or u.rel != toc.source]
     return {"kind": "corpus", "status": "running", "root": str(discovery.root),
             "paths": [str(p.resolve()) for p in paths], "model": ctx.llm.model, "config": ctx.flat_dict(),
             "settings": settings, "corpus_key": uuid.uuid4().hex[:16], "toc": toc.source if toc else None,
+            "include": list(include or []), "exclude": list(exclude or []),
             "documents": [u.as_meta() for u in units],
             "skipped": [{"rel": s.rel, "reason": s.reason} for s in discovery.skipped],
             "tool_version": __version__, "started_at": now(), "finished_at": None}
@@ -57,10 +63,12 @@ class CorpusResult:
     hierarchy: Hierarchy | None = None
 
 
-def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict], None] | None = None
-                   ) -> CorpusResult:
-    """Run (or continue) the corpus that run.json describes; returns its stats."""
-    meta = run.read_meta()
+def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict], None] | None = None,
+                   generation: Generation | None = None) -> CorpusResult:
+    """Run (or continue) the corpus that run.json describes (or an update's `generation`);
+    returns its stats."""
+    generation = generation or Generation.of_run(run)
+    meta = generation.meta
     emit = on_event or (lambda event: None)
     started = time.perf_counter()
     units = [Unit.from_meta(d) for d in meta["documents"]]
@@ -68,6 +76,7 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
     total_bytes = sum(u.size for u in units)
     with persistent_graph(run, ctx) as graph:
         cs = CorpusStore(graph.store, meta["corpus_key"])
+        previous = CorpusStore(graph.store, generation.previous) if generation.previous else None
         records: dict[str, dict] = {}
         done_bytes = 0
         left_out = {s["rel"] for s in skipped}  # skipped by discovery, or by an earlier try
@@ -80,10 +89,11 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
             doc_ctx = document_settings(unit, meta["settings"], meta["model"])
             try:
                 records[unit.rel] = run_document(graph, unit, doc_ctx, cs, out_dir=run.path,
-                                                 corpus_key=meta["corpus_key"], on_event=emit)
+                                                 corpus_key=meta["corpus_key"], on_event=emit,
+                                                 previous=previous)
             except DocumentSkipped as exc:
                 skipped.append({"rel": unit.rel, "reason": str(exc)})
-                run.update_meta(skipped=skipped)
+                generation.save(skipped=skipped)
                 emit({"event": "document", "phase": "skipped", "source": unit.rel, "reason": str(exc)})
             done_bytes += unit.size
             if unit.rel in records:
@@ -92,15 +102,44 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
                       "leaves": records[unit.rel]["stats"].get("leaves", 0)})
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")
-        result = _assemble(run, ctx, meta, units, records, skipped, graph.store, cs, emit)
+        result = _assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit)
     elapsed = time.perf_counter() - started
-    run.update_meta(status="finished", finished_at=now(), skipped=skipped,
-                    wall_s=round(run.read_meta().get("wall_s", 0) + elapsed, 3), stats=result.stats)
+    generation.save(status="finished", finished_at=now(), skipped=skipped,
+                    wall_s=round(generation.meta.get("wall_s", 0) + elapsed, 3), stats=result.stats)
     return result
 
 
-def _assemble(run: RunDir, ctx: ChunkerSettings, meta: dict, units: list[Unit], records: dict[str, dict],
-              skipped: list[dict], store, cs: CorpusStore, emit) -> CorpusResult:
+@dataclass
+class Generation:
+    """The corpus run.json describes at its top level, or the one an update is building
+    (run.json's `update.corpus`): its meta, and where changes to it are saved."""
+
+    run: RunDir
+    meta: dict
+    previous: str | None = None
+    """An update: the corpus key of the tree it brings up to date (its records are reused)."""
+    names: dict[str, str] = field(default_factory=dict)
+    """An update: the old tree's file names by node id (kept where they still hold)."""
+    updates: list[dict] = field(default_factory=list)
+    """An update: hierarchy.json's record of the earlier updates, and this one's (last)."""
+
+    @classmethod
+    def of_run(cls, run: RunDir) -> "Generation":
+        return cls(run=run, meta=run.read_meta())
+
+    def save(self, **changes) -> None:
+        self.meta.update(changes)
+        if self.previous is None:
+            self.run.update_meta(**changes)
+        else:
+            update = self.run.read_meta()["update"]
+            self.run.update_meta(update={**update, "corpus": self.meta})
+
+
+def _assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: list[Unit],
+              records: dict[str, dict], skipped: list[dict], store, cs: CorpusStore,
+              previous: CorpusStore | None, emit) -> CorpusResult:
+    meta = generation.meta
     root = Path(meta["root"])
     title = root.name or "corpus"
     rels = [u.rel for u in units if u.rel in records]
@@ -120,7 +159,7 @@ def _assemble(run: RunDir, ctx: ChunkerSettings, meta: dict, units: list[Unit], 
         items[rel] = Item(id=doc.id, title=infos[rel].title, level=doc.level, summary=doc.summary,
                           summary_tokens=count_tokens(doc.summary), rewritten=doc.rewritten,
                           rewritten_tokens=count_tokens(doc.rewritten))
-    builder = UpperBuilder(ctx, cs, title, calls_dir=str(run.path), writer=emit)
+    builder = UpperBuilder(ctx, cs, title, calls_dir=str(run.path), writer=emit, previous=previous)
     root_item = builder.build(plan, items)
     parts.extend(upper_nodes(builder.nodes))
     for rel in rels:
@@ -137,10 +176,15 @@ def _assemble(run: RunDir, ctx: ChunkerSettings, meta: dict, units: list[Unit], 
     run_meta = RunMeta(tool_version=__version__, model=ctx.llm.model,
                        doc_id=_corpus_id(records, rels), source=meta["root"],
                        source_chars=sum(len(t) for t in texts.values()), config=ctx.public_dict(),
-                       stats=dict(sorted(stats.items())), finished_at=now(), corpus=corpus)
+                       stats=dict(sorted(stats.items())), finished_at=now(), corpus=corpus,
+                       signature=signature_of(ctx.public_dict()))
+    if generation.previous is not None:
+        run_meta = run_meta.model_copy(update={"updates": corpus_update_records(
+            generation, units, records, stats, _corpus_id(records, rels))})
     names = {u.id: u.name for u in builder.nodes if u.name}
     h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
-                         slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path))
+                         slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path),
+                         old_files=generation.names)
     write_tree(run.path, h, title)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
 

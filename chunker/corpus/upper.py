@@ -11,6 +11,7 @@ key: a resume redoes none that finished, so a kill costs at most the call in fli
 from __future__ import annotations
 
 import hashlib
+import json
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -22,8 +23,14 @@ from chunker.corpus.store import CorpusStore
 from chunker.document.tokens import count_tokens
 from chunker.grounding import document_overview
 from chunker.state.schema import add_counts
+from chunker.update.signature import signature_of
 
 ROOT_ID = "F-root"
+
+
+def _digest(value) -> str:
+    data = json.dumps(value, ensure_ascii=False)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()[:16]
 
 
 def folder_id(key: str) -> str:
@@ -59,8 +66,13 @@ class UpperBuilder:
     """Synthesises the plan's nodes over finished documents; `nodes` in reading order."""
 
     def __init__(self, cfg: ChunkerSettings, cs: CorpusStore, corpus_title: str, *,
-                 calls_dir: str | None, writer: Callable[[dict], None] | None = None):
-        self.cfg, self.cs, self.corpus_title = cfg, cs, corpus_title
+                 calls_dir: str | None, writer: Callable[[dict], None] | None = None,
+                 previous: CorpusStore | None = None):
+        """`previous`: an update's old corpus, whose syntheses and groupings of the very same
+        children are taken as they are."""
+        self.cfg, self.cs, self.corpus_title, self.previous = cfg, cs, corpus_title, previous
+        sig = signature_of(cfg.public_dict())  # a memo holds only under what shaped it
+        self.shaped_by = f"{sig['settings']['blocks']}:{sig['prompts']['blocks']}"
         self.calls_dir, self.writer = calls_dir, writer
         self.nodes: list[UpperNode] = []
         self.stats: dict[str, int] = {}
@@ -118,7 +130,7 @@ class UpperBuilder:
     def _split_run(self, plan: PlanNode, run: list[Item], path: list[str], key: str) -> list[Item]:
         groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in run],
                                     background=self._background(path), calls_dir=self.calls_dir,
-                                    writer=self.writer)
+                                    writer=self.writer, previous=self.previous, shaped_by=self.shaped_by)
         self._add(stats)
         out: list[Item] = []
         for g, members in enumerate(groups):
@@ -133,8 +145,20 @@ class UpperBuilder:
 
     def _synthesised(self, key: str, title: str, signal: str, kids: list[Item], path: list[str],
                      name: str | None) -> UpperNode:
-        done = self.cs.get_value("upper", key)
+        # kept under the plan key and what it synthesises: the same children (ids and
+        # summaries) give the same node, in this run after a resume or in a later update
+        memo = f"{key}#{_digest([self.shaped_by, title, [(k.id, k.summary) for k in kids]])}"
+        done = self.cs.get_value("upper", memo)
+        if done is None and self.previous is not None:
+            done = self.previous.get_value("upper", memo)
+            if done is not None:  # taken from the tree being updated; its calls were that run's
+                done = {**done, "stats": {}, "reused": True}
+                self.cs.put_value("upper", memo, done)
+        if done is not None and done.get("reused"):
+            self._add({"update.folders.reused": 1})
         if done is None:
+            if self.previous is not None:
+                self._add({"update.folders.redone": 1})
             made = synthesize(self.cfg, kids, node="synthesize_folder", background=self._background(path),
                               full_budget=0, memo=self.cs, calls_dir=self.calls_dir, writer=self.writer)
             summary, kept = made.summary, made.summary_kept
@@ -144,7 +168,7 @@ class UpperBuilder:
                                             policy=self.cfg.grounding) or summary
             done = {"text": made.text, "summary": summary, "summary_kept": kept,
                     "slug_hint": made.slug_hint, "stats": made.stats}
-            self.cs.put_value("upper", key, done)
+            self.cs.put_value("upper", memo, done)
         self._add(done["stats"])
         self._add({f"blocks.{'root' if key == '' else 'folder'}": 1})
         node = UpperNode(id=folder_id(key), title=title, level=1 + max(k.level for k in kids),

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from chunker.grounding import grounded_slug
 from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
 from chunker.chunking.peel import block_structure, document_structure
 from chunker.output.slugs import SlugAllocator, sanitize
+from chunker.state.records import NodeRecord
 from chunker.state.store import RunStore, node_id
 
 
@@ -18,21 +21,31 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
     for level, count in enumerate(block_counts):
         if level > 0:
             records.extend(rs.get_node(node_id(level, i)) for i in range(count))
+    return assemble_records(rs, records, root_id, meta, slug_max_length, taken, source_name)
+
+
+def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta: RunMeta,
+                     slug_max_length: int = 60, taken: dict[str, set[str]] | None = None,
+                     source_name: str | None = None, names: Mapping[str, str] | None = None
+                     ) -> Hierarchy:
+    """The checked tree over `records` (leaves in order, then blocks, children before
+    parents). `names`: an update's old file names by node id: a copied node keeps its
+    own, a node written again keeps it while its words still describe it."""
+    names = names or {}
     parents = {c: r.id for r in records for c in r.children}
     structure = document_structure(rs)  # Markdown: blocks' heading paths and titles
     headed = block_structure(records, structure)
     if structure is not None and structure.front_matter is not None:
         meta = meta.model_copy(update={"front_matter": structure.front_matter.metadata})
     slugs = SlugAllocator(slug_max_length, taken)
+    kept = _kept_stems(records, names, slugs)
     nodes = []
     pages: dict[str, tuple[int, int] | None] = {}  # a block spans its children's pages
     for r in records:
         kids = [pages[c] for c in r.children if pages.get(c)]
         pages[r.id] = r.pages or ((kids[0][0], kids[-1][1]) if kids else None)
         folder = f"content/L{r.level}"
-        # the model's slug only when its words are the node's own; else key phrases
-        words = grounded_slug(r.slug_hint, r.original or r.rewritten, summary=r.summary)
-        stem = slugs.allocate(folder, sanitize(words, r.id, max_length=slug_max_length))
+        stem = kept.get(r.id) or _stem(r, names.get(r.id), folder, slugs, slug_max_length)
         kind = "document" if r.id == root_id else ("leaf" if r.is_leaf else "block")
         nodes.append(TreeNode(
             id=r.id, level=r.level, kind=kind, source=source_name,
@@ -48,3 +61,33 @@ def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: st
     check_lossless(hierarchy.leaves(), rs.text())
     check_tree(hierarchy)
     return hierarchy
+
+
+def _kept_stems(records: list[NodeRecord], names: Mapping[str, str], slugs: SlugAllocator) -> dict[str, str]:
+    """Copied nodes first: each keeps its old file, where it still belongs (same level)."""
+    kept = {}
+    for r in records:
+        old = names.get(r.id)
+        if r.reused and old:
+            folder, stem = _split(old)
+            if folder == f"content/L{r.level}" and slugs.reserve(folder, stem):
+                kept[r.id] = stem
+    return kept
+
+
+def _stem(r: NodeRecord, old: str | None, folder: str, slugs: SlugAllocator, max_length: int) -> str:
+    text = r.original or r.rewritten
+    if old:  # written again: the old name while it is free and the node's own words hold it
+        old_folder, stem = _split(old)
+        words = stem.replace("-", " ")
+        if (old_folder == folder and grounded_slug(words, text, summary=r.summary) == stem
+                and slugs.reserve(folder, stem)):
+            return stem
+    # the model's slug only when its words are the node's own; else key phrases
+    words = grounded_slug(r.slug_hint, text, summary=r.summary)
+    return slugs.allocate(folder, sanitize(words, r.id, max_length=max_length))
+
+
+def _split(filename: str) -> tuple[str, str]:
+    folder, _, name = filename.rpartition("/")
+    return folder, name.removesuffix(".md")

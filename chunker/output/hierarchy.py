@@ -94,6 +94,22 @@ class CorpusMeta(BaseModel):
     toc: str | None = Field(default=None, description="the table of contents file that shaped the tree")
 
 
+class UpdateRecord(BaseModel):
+    """One `chunker update` that brought the tree up to date with its changed source."""
+
+    at: str = Field(description="when it finished (UTC, ISO 8601)")
+    source_sha256: str = Field(description="the source it brought the tree to: the file's hash, "
+                                           "or a corpus's hash over its files' paths and hashes")
+    reused: dict[str, int] = Field(description="nodes taken as they were, by kind (leaves, blocks, "
+                                               "documents, folders)")
+    redone: dict[str, int] = Field(description="nodes written again (their text or children changed)")
+    added: dict[str, int] = Field(default_factory=dict, description="nodes that are new")
+    removed: dict[str, int] = Field(default_factory=dict, description="nodes that went")
+    calls: int = Field(description="LLM calls the update made")
+    stale: dict[str, list[str]] = Field(default_factory=dict, description=(
+        "what the changed settings or prompts made stale (boundaries, leaf_text, blocks), and why"))
+
+
 class RunMeta(BaseModel):
     tool_version: str
     model: str
@@ -107,12 +123,17 @@ class RunMeta(BaseModel):
     front_matter: dict | None = Field(
         default=None, description="Markdown documents: the YAML front matter's mapping")
     corpus: CorpusMeta | None = Field(default=None, description="corpus runs: the files")
+    signature: dict | None = Field(default=None, description=(
+        "hashes of the settings and prompts that shaped the tree's boundaries, leaf texts and "
+        "blocks (`chunker/update/signature.py`): what an update compares"))
+    updates: list[UpdateRecord] | None = Field(default=None, description=(
+        "every `chunker update` since the tree was first built, oldest first"))
 
     @model_serializer(mode="wrap")
     def _omit_front_matter(self, handler):
         # documents without front matter: hierarchy.json stays as it was, byte for byte
         data = handler(self)
-        for key in ("front_matter", "corpus"):
+        for key in ("front_matter", "corpus", "signature", "updates"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data

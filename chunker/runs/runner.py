@@ -85,18 +85,33 @@ def check_source(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerSet
 def execute(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
             on_event: Callable[[dict], None] | None = None) -> dict:
     """Run (graph_input given) or continue (None) the thread; returns the final state values."""
+    def restart() -> dict:  # killed before the first checkpoint: start over from the source
+        source = run.read_meta()["source"]
+        if not Path(source).exists():
+            raise BadInput(f"the source {source} is gone; pass its new place with "
+                           f"`chunker resume {run.path} --source PATH`")
+        return {"path": source}
+
+    values, elapsed = stream_thread(run, ctx, graph_input, thread_id, restart, on_event)
+    meta = run.read_meta()
+    run.update_meta(status="finished", finished_at=now(),
+                    wall_s=round(meta.get("wall_s", 0) + elapsed, 3),
+                    stats=values.get("stats", {}))
+    return values
+
+
+def stream_thread(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
+                  restart: Callable[[], dict], on_event: Callable[[dict], None] | None = None
+                  ) -> tuple[dict, float]:
+    """Run or continue one thread of OUT's graph; `restart()` is the input when a thread to
+    continue has no checkpoint yet. Returns the final values and the seconds it took."""
     config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
     # the invocation's folder, where the nodes write the tree and the call log (RunStore.out_dir)
     ctx.run_registry().out_dir = str(run.path)
     started = time.perf_counter()
     with persistent_graph(run, ctx) as graph:
         if graph_input is None and not graph.get_state(config).values:
-            # killed before the first checkpoint: start over from the source
-            source = run.read_meta()["source"]
-            if not Path(source).exists():
-                raise BadInput(f"the source {source} is gone; pass its new place with "
-                               f"`chunker resume {run.path} --source PATH`")
-            graph_input = {"path": source}
+            graph_input = restart()
         # With input None, LangGraph continues from the last checkpoint: a task whose
         # writes were saved before the crash is not run again; a finished thread is a no-op.
         for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom",
@@ -104,9 +119,4 @@ def execute(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_
             if on_event is not None:
                 on_event(event)
         values = graph.get_state(config).values
-    elapsed = time.perf_counter() - started
-    meta = run.read_meta()
-    run.update_meta(status="finished", finished_at=now(),
-                    wall_s=round(meta.get("wall_s", 0) + elapsed, 3),
-                    stats=values.get("stats", {}))
-    return values
+    return values, time.perf_counter() - started

@@ -189,17 +189,19 @@ def new_span(ranges: Sequence[Equal], start: int, end: int) -> tuple[int, int] |
 
 
 def old_position(ranges: Sequence[Equal], new_pos: int) -> int:
-    """An old-text position for a position of the new text: exact inside an equal range; inside
-    a change, the old position just after the preceding equal range (0 before the first), which
-    is where the old text that the change replaced begins. The ranges being monotone, that
-    position is never past the next range's old start."""
+    """An old-text position for a position of the new text: exact inside an equal range;
+    inside a change, as far into the old text the change replaced as `new_pos` is into the
+    new text that replaced it (clamped to that old text), so the new passages of a region
+    that replaced several old ones are spread over them in order."""
     i = bisect.bisect_right(ranges, new_pos, key=lambda r: r.new_start) - 1
-    if i < 0:
-        return 0
-    r = ranges[i]
-    if new_pos < r.new_end:
+    r = ranges[i] if i >= 0 else None
+    if r is not None and new_pos < r.new_end:
         return r.old_start + new_pos - r.new_start
-    return r.old_end
+    old_from, new_from = (r.old_end, r.new_end) if r is not None else (0, 0)
+    nxt = ranges[i + 1] if i + 1 < len(ranges) else None
+    old_to = nxt.old_start if nxt is not None else None
+    pos = old_from + (new_pos - new_from)
+    return pos if old_to is None else min(pos, max(old_from, old_to - 1) if old_to > old_from else old_from)
 
 
 def changed_chars(ranges: Sequence[Equal], old_len: int, new_len: int) -> tuple[int, int]:

@@ -1,0 +1,146 @@
+"""`chunker update OUT` on a corpus: files added, deleted, moved and edited, in one update."""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
+from chunker.document.loader import BadInput
+from chunker.llm.errors import ModelUnavailable
+from chunker.runs.rundir import RunDir, RunDirError
+
+
+def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path | None, dry_run: bool,
+                  quiet: bool, as_json: bool, started: float) -> None:
+    from chunker.config.settings import ChunkerSettings
+    from chunker.corpus.discover import CorpusError
+    from chunker.corpus.runner import Generation, corpus_meta
+    from chunker.corpus.update import deleted_nodes, plan_corpus
+    from chunker.embeddings import preflight_embeddings
+    from chunker.llm.registry import preflight
+    from chunker.output.hierarchy import Hierarchy
+    from chunker.runs.runner import now
+
+    running = meta.get("update")
+    try:
+        if running and (changes or dry_run):
+            raise RunDirError(f"{run_dir.path} holds an unfinished update: continue it with "
+                              f"`chunker resume {run_dir.path}` first")
+        tree = Hierarchy.model_validate_json((run_dir.path / "hierarchy.json").read_bytes())
+        names = {n.id: n.filename for n in tree.nodes if n.filename}
+        updates = [u.model_dump() for u in tree.meta.updates or []]
+        if running:
+            generation = Generation(run=run_dir, meta=running["corpus"], previous=running["previous"],
+                                    names=names, updates=updates)
+            ctx = ChunkerSettings(model=generation.meta["model"], **generation.meta["settings"])
+        else:
+            settings = {**meta["settings"], **{k: v for k, v in changes.items() if k != "model"}}
+            ctx = ChunkerSettings(model=changes.get("model", meta["model"]), **settings)
+            plan = plan_corpus(meta, tree, ctx, out_dir=run_dir.path, moved_to=moved_to)
+            if dry_run or not plan.changed:
+                return _print_plan(run_dir, meta, tree, plan, ctx, dry_run, quiet, as_json)
+            gen = corpus_meta(plan.discovery, ctx, settings, paths=[Path(p) for p in meta["paths"]] if
+                              moved_to is None else [moved_to], out_dir=run_dir.path,
+                              include=meta.get("include"), exclude=meta.get("exclude"), units=plan.units)
+            gen["model"] = ctx.llm.model
+            gen.update(stale=plan.stale, deleted=len(plan.deleted), changes=plan.as_dict(),
+                       deleted_nodes=deleted_nodes(tree, plan.deleted))
+            generation = Generation(run=run_dir, meta=gen, previous=meta["corpus_key"], names=names,
+                                    updates=updates)
+        preflight(ctx.llm)
+        preflight_embeddings(ctx.embedding.provider)
+        run_dir.acquire_lock()
+    except (BadInput, CorpusError, ValueError, TypeError, KeyError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    except (ModelUnavailable, RunDirError) as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    if not running:
+        run_dir.update_meta(update={"status": "running", "previous": generation.previous,
+                                    "corpus": generation.meta, "started_at": now()})
+    _execute_update(run_dir, ctx, generation, started, quiet, as_json)
+
+
+def _execute_update(run_dir: RunDir, ctx, generation, started: float, quiet: bool, as_json: bool) -> None:
+    from chunker.cli.progress import CorpusProgress
+    from chunker.corpus.document_run import DocumentSkipped
+    from chunker.corpus.runner import execute_corpus
+    from chunker.runs.runner import now
+
+    with run_exits(run_dir, usage=(BadInput, DocumentSkipped)), \
+            CorpusProgress(err, enabled=not quiet and not as_json) as progress:
+        result = execute_corpus(run_dir, ctx, progress.on_event, generation)
+        old = run_dir.read_meta()
+        done = {**generation.meta, "updates": [*(old.get("updates") or []), {
+            "at": now(), "previous": generation.previous, "changes": generation.meta.get("changes")}]}
+        run_dir.write_meta(done)  # the update's corpus is the run's now
+    report(run_dir, ctx, result.stats, started, quiet, as_json, skipped=result.skipped)
+
+
+def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, quiet: bool, as_json: bool) -> None:
+    docs = _document_plans(run_dir, meta, plan, ctx) if dry_run and plan.changed else {}
+    expected = sum(p["expected_calls"] for p in docs.values())
+    calls, chars = tree.meta.stats.get("calls.total", 0), max(1, tree.meta.source_chars)
+    added_chars = sum(f.size for f in plan.discovery.files if f.rel in set(plan.added))
+    expected += math.ceil(calls * added_chars / chars)  # new files: at the tree's calls per char
+    data = {"dry_run": dry_run, **plan.as_dict(), "documents": docs, "expected_calls": expected,
+            "calls_of_the_run": calls}
+    if as_json:
+        Console().print_json(json.dumps(data))
+        return
+    if quiet:
+        return
+    out = Console()
+    if not plan.changed:
+        out.print(f"{run_dir.path} is up to date with {meta['root']}: nothing to do")
+        return
+    for label, items in (("added", plan.added), ("deleted", plan.deleted), ("edited", plan.edited),
+                         ("moved", [f"{a} -> {b}" for a, b in plan.moved])):
+        if items:
+            out.print(f"{label} ({len(items)}): {', '.join(items[:10])}{' ...' if len(items) > 10 else ''}")
+    out.print(f"unchanged: {len(plan.unchanged)} file(s), no call")
+    for shape, reasons in plan.stale.items():
+        out.print(f"stale {shape}: {'; '.join(reasons)}")
+    for rel, p in docs.items():
+        out.print(f"  {rel}: {p['mode']}, leaves to redo {len(p['leaves_stale'])} of {p['leaves']}, "
+                  f"blocks to redo {len(p['blocks_stale'])} of {p['blocks']}")
+    out.print(f"LLM calls expected: about {expected:,}, plus the folders above a change "
+              f"(the tree's last run made {calls:,})")
+    if dry_run:
+        out.print("nothing written (--dry-run)")
+
+
+def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
+    """Each edited (or stale) document's own plan, from its old record and its new text."""
+    import hashlib
+
+    from chunker.corpus.document_run import document_settings
+    from chunker.corpus.store import CorpusStore
+    from chunker.output.hierarchy import Hierarchy
+    from chunker.runs.runner import persistent_graph
+    from chunker.update.document import plan_document
+
+    out = {}
+    with persistent_graph(run_dir, ctx) as graph:
+        cs = CorpusStore(graph.store, meta["corpus_key"])
+        for unit in plan.units:
+            if unit.reuse != "update":
+                continue
+            doc_ctx = document_settings(unit, meta["settings"], ctx.llm.model)
+            old = cs.document(unit.key)
+            if unit.kind == "pdf":
+                from chunker.document.pdf_source import extract_source
+
+                text = extract_source(unit.path, max_bytes=doc_ctx.input.max_bytes).text
+            else:
+                text = unit.path.read_text(encoding=doc_ctx.input.encoding)
+            t = Hierarchy.model_validate(old["tree"])
+            sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+            p = plan_document(t.nodes, t.root, t.meta.config, t.meta.signature, text, sha, doc_ctx,
+                              flat_tree=bool(t.meta.stats.get("strategy.flat")))
+            out[unit.rel] = p.as_dict()
+    return out

@@ -1,0 +1,67 @@
+"""`chunker update OUT` on a one-document run: its own thread, recorded in run.json.
+
+While an update runs, run.json keeps the finished tree's description at its top level
+(the old tree stays valid and readable) and the update's under `update`: its thread, the
+source and settings it brings the tree to, the store key of its reuse index. A killed
+update is continued from that thread's checkpoint (`chunker resume OUT`, or `chunker update
+OUT` again). When it finishes, the update's description becomes the run's, and the old
+thread's checkpoints are dropped (the tree, hierarchy.json, is what the next update reads).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from chunker.config.settings import ChunkerSettings
+from chunker.document.loader import BadInput
+from chunker.runs.rundir import RunDir
+from chunker.runs.runner import now, persistent_graph, stream_thread
+from chunker.update.index import put_index
+
+
+def start_document_update(run: RunDir, meta: dict, ctx: ChunkerSettings, *, source: str, sha256: str,
+                          index: dict | None, mode: str) -> dict:
+    """Record the update in run.json (and its reuse index in the store); returns its record."""
+    n = len(meta.get("updates") or []) + 1
+    thread_id = f"{sha256[:16]}-u{n}"
+    if index is not None:
+        with persistent_graph(run, ctx) as graph:
+            put_index(graph.store, thread_id, index)
+    update = {"status": "running", "thread_id": thread_id, "source": source, "source_sha256": sha256,
+              "model": ctx.llm.model, "config": ctx.flat_dict(), "mode": mode,
+              "reuse_key": thread_id if index is not None else None, "started_at": now()}
+    run.update_meta(update=update)
+    return update
+
+
+def execute_document_update(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict], None] | None = None
+                            ) -> dict:
+    """Run (or continue) the update run.json describes; returns the final state values."""
+    meta = run.read_meta()
+    update = meta["update"]
+
+    def first_input() -> dict:
+        if not Path(update["source"]).exists():
+            raise BadInput(f"the source {update['source']} is gone; pass its new place with "
+                           f"`chunker resume {run.path} --source PATH`")
+        graph_input = {"path": update["source"]}
+        if update.get("reuse_key"):
+            graph_input["reuse_key"] = update["reuse_key"]
+        return graph_input
+
+    values, elapsed = stream_thread(run, ctx, None, update["thread_id"], first_input, on_event)
+    old_thread = meta.get("thread_id")
+    with persistent_graph(run, ctx) as graph:
+        if old_thread and old_thread != update["thread_id"]:
+            graph.checkpointer.delete_thread(old_thread)
+    meta = run.read_meta()
+    meta.update(status="finished", finished_at=now(), source=update["source"],
+                source_sha256=update["source_sha256"], model=update["model"], config=update["config"],
+                thread_id=update["thread_id"], stats=values.get("stats", {}),
+                wall_s=round(meta.get("wall_s", 0) + elapsed, 3),
+                updates=[*(meta.get("updates") or []), {"at": now(), "source_sha256": update["source_sha256"],
+                                                         "mode": update["mode"], "wall_s": round(elapsed, 3)}])
+    meta.pop("update")
+    run.write_meta(meta)
+    return values
