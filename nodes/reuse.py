@@ -86,7 +86,7 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
                                                     [original, background], stats, None, calls_dir=None):
                 stats["update.leaves.regrounded_redone"] = stats.get("update.leaves.regrounded_redone", 0) + 1
                 return _done(state, count, cursor, pending, stats) | {
-                    "rejoin_end": end, **_latest(index, cursor)}
+                    "rejoin_end": end, "rejoin_origin": leaf["id"], **_latest(index, cursor)}
             stats["update.leaves.regrounded_kept"] = stats.get("update.leaves.regrounded_kept", 0) + 1
         rs.put_node(record)
         pending[0].append([record.id, record.summary_tokens])
@@ -107,7 +107,7 @@ def _latest(index: ReuseIndex, cursor: int) -> dict:
 
 def _done(state: ChunkerState, count: int, cursor: int, pending: list, stats: dict) -> dict:
     return {"leaf_count": count, "cursor": cursor, "pending": pending, "window_end": None,
-            "chunk_end": None, "rejoin_end": None, "stats": stats}
+            "chunk_end": None, "rejoin_end": None, "rejoin_origin": None, "stats": stats}
 
 
 def _copied(leaf: dict, index: int, original: str) -> NodeRecord:
@@ -127,7 +127,7 @@ def _copied(leaf: dict, index: int, original: str) -> NodeRecord:
 
 def rejoin_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     return {"boundary_status": "match", "chunk_end": state["rejoin_end"], "chunk_outcome": "rejoin",
-            "forced": False, "rejoin_end": None,
+            "forced": False, "rejoin_end": None,  # rejoin_origin stays for rewrite_chunk
             "stats": {"boundary.rejoin": 1, "calls_saved.rejoin": 1}}
 
 

@@ -74,5 +74,6 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         slug_hint=getattr(result.parsed, "slug", "") or "",
         pages=pdf.pages, scanned_pages=pdf.scanned,
         kind=leaf.kind, header_path=list(leaf.header_path) if leaf.kind else None,
+        origin=state.get("rejoin_origin"),  # an update's old passage, written again
     ))
     return {"stats": stats}

@@ -54,8 +54,9 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         if index is not None:  # an update: rejoin the old boundaries where the text is the old one
             rejoin = _rejoin(state, runtime, index, cursor, min_end, stop, text, cfg.chunking.max_chunk_tokens)
             if rejoin is not None:
-                return _window(rejoin, count_tokens(text[cursor:rejoin]), min_end) | rejoin_fields(
-                    state, index, rejoin)
+                end, origin = rejoin
+                return _window(end, count_tokens(text[cursor:end]), min_end) | rejoin_fields(
+                    state, index, end, origin)
     else:
         tokens = state["window_tokens"]
         for _ in range(cfg.chunking.expand_step):
@@ -102,27 +103,30 @@ def _window(end: int, tokens: int, min_end: int, shown_end: int | None = None, e
         "boundary_status": None,
         "chunk_end": None,
         "section_end": None,
+        "rejoin_end": None,
+        "rejoin_origin": None,
     }
 
 
 def _rejoin(state: ChunkerState, runtime: Runtime[ChunkerSettings], index: ReuseIndex, cursor: int,
-            min_end: int, stop: int, text: str, max_tokens: int) -> int | None:
+            min_end: int, stop: int, text: str, max_tokens: int) -> tuple[int, str | None] | None:
     """Where this passage ends without a choice in an update: when only the leaves' texts
     are stale, the old passage's own end; else the first old boundary past the minimum
-    (and within the cap and the section) after which the old text goes on unchanged."""
+    (and within the cap and the section) after which the old text goes on unchanged. With
+    the end, the old passage's id when the leaf is that passage again."""
     if index.leaf_text_stale:
         leaf = reusable_old(state, runtime, index, cursor)
-        return leaf["new"][1] if leaf is not None else None
+        return (leaf["new"][1], leaf["id"]) if leaf is not None else None
     for start in index.starts_after(max(min_end, cursor + 1), stop):
         if count_tokens(text[cursor:start]) > max_tokens:
             return None
-        return start
+        return start, None
     return None
 
 
-def rejoin_fields(state: ChunkerState, index: ReuseIndex, end: int) -> dict:
+def rejoin_fields(state: ChunkerState, index: ReuseIndex, end: int, origin: str | None) -> dict:
     """The rejoin itself, and in a patch the old blocks above the cursor as `latest`."""
-    out = {"rejoin_end": end}
+    out = {"rejoin_end": end, "rejoin_origin": origin}
     if index.patch:
         out["latest"] = index.latest_ids(state["cursor"])
     return out

@@ -97,6 +97,8 @@ class ChunkerState(TypedDict, total=False):
     rejoin_end: int | None
     """Where the leaf being read ends without a choice: an old boundary the cursor rejoins,
     or the old end of a passage whose text stayed but must be rewritten again."""
+    rejoin_origin: str | None
+    """In the second case, the old leaf's id: the passage rewritten again keeps it."""
     patch_todo: list[str]
     """Blocks of the patched tree still to synthesise, bottom up (one per step)."""
     # bookkeeping

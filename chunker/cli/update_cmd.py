@@ -89,23 +89,35 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
     from chunker.output.hierarchy import Hierarchy
+    from chunker.runs import pdf_source
     from chunker.runs.update_run import execute_document_update, start_document_update
     from chunker.update.document import plan_document
 
     try:
-        if meta.get("source_kind") == "pdf":
-            raise BadInput("updating a one-PDF run is not supported: put the PDF in a folder and "
-                           "`chunker run FOLDER` (a corpus's PDFs update), or run it again with --force")
         running = meta.get("update")
         if running and changes:
             raise RunDirError(f"{run_dir.path} holds an unfinished update: continue it with "
                               f"`chunker resume {run_dir.path}` before changing settings")
-        ctx = settings_for_update(meta, changes, running["config"] if running else None)
-        path = Path(moved_to or (running["source"] if running else meta["source"]))
+        pdf = meta.get("source_kind") == "pdf"
+        recorded = running["source"] if running and not pdf else (meta.get("pdf") if pdf else meta["source"])
+        path = Path(moved_to or recorded)
         if not path.is_file():
             raise BadInput(f"no such file: {path}" + ("" if moved_to else
                            f" (pass its new place with `chunker update {run_dir.path} --source PATH`)"))
-        text = read_document(path, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
+        if pdf:  # a PDF's tree is built on its extracted text, extracted again here
+            changes = {**changes, "pdf_source": str(path.resolve())}
+        ctx = settings_for_update(meta, changes, running["config"] if running else None)
+        extracted = None
+        if pdf and not running:
+            from chunker.document.pdf_source import extract_source
+
+            extracted = extract_source(path, max_bytes=ctx.input.max_bytes)
+        if extracted is not None:
+            text = extracted.text
+        elif pdf:  # an unfinished update of a PDF reads the extraction it started with
+            text = read_document(running["source"], encoding="utf-8", max_bytes=ctx.input.max_bytes)
+        else:
+            text = read_document(path, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
         sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         if running and sha != running["source_sha256"]:
             raise RunDirError(f"{path} changed again during the unfinished update; continue it with "
@@ -129,8 +141,12 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
         raise fail(str(exc), EXIT_USAGE)
     with run_exits(run_dir, usage=(BadInput,)), RunProgress(err, enabled=not quiet and not as_json) as progress:
         if plan is not None:
-            start_document_update(run_dir, meta, ctx, source=str(path.resolve()), sha256=sha,
-                                  index=plan.index, mode=plan.mode)
+            source, extra = str(path.resolve()), {}
+            if extracted is not None:  # the graph reads the new extraction, OUT/source.md
+                source, _ = pdf_source.start(run_dir, extracted)
+                extra = pdf_source.meta_fields(extracted)
+            start_document_update(run_dir, meta, ctx, source=source, sha256=sha,
+                                  index=plan.index, mode=plan.mode, extra=extra)
         values = execute_document_update(run_dir, ctx, progress.on_event)
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 

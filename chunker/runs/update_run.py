@@ -21,8 +21,9 @@ from chunker.update.index import put_index
 
 
 def start_document_update(run: RunDir, meta: dict, ctx: ChunkerSettings, *, source: str, sha256: str,
-                          index: dict | None, mode: str) -> dict:
-    """Record the update in run.json (and its reuse index in the store); returns its record."""
+                          index: dict | None, mode: str, extra: dict | None = None) -> dict:
+    """Record the update in run.json (and its reuse index in the store); returns its record.
+    `extra`: what the run records besides, once the update is done (a PDF's path and hash)."""
     n = len(meta.get("updates") or []) + 1
     thread_id = f"{sha256[:16]}-u{n}"
     if index is not None:
@@ -30,7 +31,8 @@ def start_document_update(run: RunDir, meta: dict, ctx: ChunkerSettings, *, sour
             put_index(graph.store, thread_id, index)
     update = {"status": "running", "thread_id": thread_id, "source": source, "source_sha256": sha256,
               "model": ctx.llm.model, "config": ctx.flat_dict(), "mode": mode,
-              "reuse_key": thread_id if index is not None else None, "started_at": now()}
+              "reuse_key": thread_id if index is not None else None, "started_at": now(),
+              "extra": extra or {}}
     run.update_meta(update=update)
     return update
 
@@ -58,7 +60,7 @@ def execute_document_update(run: RunDir, ctx: ChunkerSettings, on_event: Callabl
     meta = run.read_meta()
     meta.update(status="finished", finished_at=now(), source=update["source"],
                 source_sha256=update["source_sha256"], model=update["model"], config=update["config"],
-                thread_id=update["thread_id"], stats=values.get("stats", {}),
+                thread_id=update["thread_id"], stats=values.get("stats", {}), **update.get("extra", {}),
                 wall_s=round(meta.get("wall_s", 0) + elapsed, 3),
                 updates=[*(meta.get("updates") or []), {"at": now(), "source_sha256": update["source_sha256"],
                                                          "mode": update["mode"], "wall_s": round(elapsed, 3)}])
