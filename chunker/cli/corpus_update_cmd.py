@@ -34,18 +34,26 @@ def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path 
         tree = Hierarchy.model_validate_json((run_dir.path / "hierarchy.json").read_bytes())
         names = {n.id: n.filename for n in tree.nodes if n.filename}
         updates = [u.model_dump() for u in tree.meta.updates or []]
-        if running:
+        if running:  # hierarchy.json may be the new tree already: its names are the same, not its updates
             generation = Generation(run=run_dir, meta=running["corpus"], previous=running["previous"],
-                                    names=names, updates=updates)
+                                    names=names, updates=running["updates"])
             ctx = ChunkerSettings(model=generation.meta["model"], **generation.meta["settings"])
         else:
             settings = {**meta["settings"], **{k: v for k, v in changes.items() if k != "model"}}
             ctx = ChunkerSettings(model=changes.get("model", meta["model"]), **settings)
             plan = plan_corpus(meta, tree, ctx, out_dir=run_dir.path, moved_to=moved_to)
+            if not plan.changed and not dry_run and (changes or moved_to is not None):
+                # what shapes nothing built, and where the corpus is now, are kept for later runs;
+                # the tree's files stay as they are
+                from chunker.cli.corpus_cmd import relocate
+
+                if moved_to is not None:
+                    meta = relocate(run_dir, meta, moved_to.resolve())
+                    run_dir.update_meta(paths=[str(p) for p in plan.paths])
+                run_dir.update_meta(settings=settings, model=ctx.llm.model, config=ctx.flat_dict())
             if dry_run or not plan.changed:
                 return _print_plan(run_dir, meta, tree, plan, ctx, dry_run, quiet, as_json)
-            gen = corpus_meta(plan.discovery, ctx, settings, paths=[Path(p) for p in meta["paths"]] if
-                              moved_to is None else [moved_to], out_dir=run_dir.path,
+            gen = corpus_meta(plan.discovery, ctx, settings, paths=plan.paths, out_dir=run_dir.path,
                               include=meta.get("include"), exclude=meta.get("exclude"), units=plan.units)
             gen["model"] = ctx.llm.model
             gen.update(stale=plan.stale, deleted=len(plan.deleted), changes=plan.as_dict(),
@@ -61,7 +69,8 @@ def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path 
         raise fail(str(exc), EXIT_USAGE)
     if not running:
         run_dir.update_meta(update={"status": "running", "previous": generation.previous,
-                                    "corpus": generation.meta, "started_at": now()})
+                                    "corpus": generation.meta, "updates": generation.updates,
+                                    "started_at": now()})
     _execute_update(run_dir, ctx, generation, started, quiet, as_json)
 
 
@@ -69,11 +78,13 @@ def _execute_update(run_dir: RunDir, ctx, generation, started: float, quiet: boo
     from chunker.cli.progress import CorpusProgress
     from chunker.corpus.document_run import DocumentSkipped
     from chunker.corpus.runner import execute_corpus
+    from chunker.corpus.update import drop_generation
     from chunker.runs.runner import now
 
     with run_exits(run_dir, usage=(BadInput, DocumentSkipped)), \
             CorpusProgress(err, enabled=not quiet and not as_json) as progress:
         result = execute_corpus(run_dir, ctx, progress.on_event, generation)
+        drop_generation(run_dir, ctx, generation)
         old = run_dir.read_meta()
         done = {**generation.meta, "updates": [*(old.get("updates") or []), {
             "at": now(), "previous": generation.previous, "changes": generation.meta.get("changes")}]}
@@ -119,6 +130,7 @@ def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
     import hashlib
 
     from chunker.corpus.document_run import document_settings
+    from chunker.document.loader import decode_document
     from chunker.corpus.store import CorpusStore
     from chunker.output.hierarchy import Hierarchy
     from chunker.runs.runner import persistent_graph
@@ -136,8 +148,8 @@ def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
                 from chunker.document.pdf_source import extract_source
 
                 text = extract_source(unit.path, max_bytes=doc_ctx.input.max_bytes).text
-            else:
-                text = unit.path.read_text(encoding=doc_ctx.input.encoding)
+            else:  # decoded as the run decodes it (line ends kept)
+                text = decode_document(unit.path.read_bytes(), encoding=doc_ctx.input.encoding, source=unit.rel)
             t = Hierarchy.model_validate(old["tree"])
             sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
             p = plan_document(t.nodes, t.root, t.meta.config, t.meta.signature, text, sha, doc_ctx,

@@ -101,8 +101,13 @@ def inspect_command(
             "finished_at": meta.get("finished_at"), "stored_nodes": _stored_nodes(run)}
     if meta.get("kind") == "corpus":  # a corpus: how far its documents are
         info.update(source=meta.get("root"), documents=len(meta.get("documents", [])),
-                    documents_done=_stored_nodes(run, "corpus.%.documents"),
+                    documents_done=_stored_nodes(run, f"corpus.{meta.get('corpus_key', '%')}.documents"),
                     skipped=len(meta.get("skipped", [])))
+    if meta.get("update"):  # an update started and not finished: the tree shown is the old one
+        info["update"] = {"status": "unfinished", "started_at": meta["update"].get("started_at"),
+                          "resume": f"chunker resume {run.path}"}
+    if meta.get("updates"):
+        info["updates"] = len(meta["updates"])
     hierarchy = None
     if status == "finished":
         hierarchy = json.loads((run.path / "hierarchy.json").read_text(encoding="utf-8"))
@@ -112,9 +117,12 @@ def inspect_command(
         return
     console.print(f"[bold]{run.path}[/]: " + STATUS_TEXT[status].format(path=run.path))
     for key in ("source", "documents", "documents_done", "skipped", "model", "started_at", "finished_at",
-                "stored_nodes"):
+                "updates", "stored_nodes"):
         if info.get(key) is not None:
             console.print(f"  {key}: {info[key]}")
+    if info.get("update"):
+        console.print(f"  [yellow]an update was interrupted[/] (started {info['update']['started_at']}); "
+                      f"the tree below is the one before it: continue with `chunker resume {run.path}`")
     if hierarchy:
         from chunker.cli.progress import print_stats  # here: it imports the progress bar too
 

@@ -115,7 +115,10 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
     rows += [("leaves", stats.get("leaves", 0))]
     rows += sorted((k, v) for k, v in stats.items() if k.startswith("blocks."))
     rows += [("forced splits", stats.get("forced_splits", 0))]
-    for outcome in ("match", "retry_match", "deepest", "section", "end", "fallback", "miss", "incomplete"):
+    # an update: what it reused, redid, added and removed (chunker/update/)
+    rows += sorted((k.replace(".", " ", 1), v) for k, v in stats.items() if k.startswith("update."))
+    for outcome in ("match", "retry_match", "deepest", "section", "end", "fallback", "miss", "incomplete",
+                    *(("rejoin",) if "boundary.rejoin" in stats else ())):
         rows.append((f"boundary {outcome}", stats.get(f"boundary.{outcome}", 0)))
     rows += sorted((f"LLM calls: {k[6:]}", v) for k, v in stats.items() if k.startswith("calls."))
     rows += [("prompt tokens", stats.get("tokens.prompt", 0)),
@@ -141,7 +144,8 @@ def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, a
             out["skipped"] = [{"source": s["rel"], "reason": s["reason"]} for s in skipped]
         print(json.dumps(out, sort_keys=True))
         return
-    table = Table(title="chunker run", show_header=True)
+    title = "chunker update" if any(k.startswith("update.") for k in stats) else "chunker run"
+    table = Table(title=title, show_header=True)
     table.add_column("measure")
     table.add_column("value", justify="right")
     for key, value in stats_rows(stats, wall_s):

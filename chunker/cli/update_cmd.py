@@ -128,6 +128,11 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
             plan = plan_document(tree.nodes, tree.root, tree.meta.config, tree.meta.signature, text, sha, ctx,
                                  flat_tree=bool(tree.meta.stats.get("strategy.flat")),
                                  updates=[u.model_dump() for u in tree.meta.updates or []])
+            if plan.mode == "unchanged" and not dry_run and (changes or moved_to is not None):
+                # what shapes nothing built, and where the source is now, are kept for later runs;
+                # the tree's files stay as they are
+                run_dir.update_meta(config=ctx.flat_dict(), model=ctx.llm.model,
+                                    **({"pdf": str(path.resolve())} if pdf else {"source": str(path.resolve())}))
             if dry_run or plan.mode == "unchanged":
                 return _print_plan(run_dir, path, plan, tree.meta.stats.get("calls.total", 0), dry_run, as_json, quiet)
         elif dry_run:

@@ -28,7 +28,11 @@ from chunker.corpus.discover import discover
 from chunker.corpus.document_run import Unit, document_key
 from chunker.corpus.model import Discovery
 from chunker.output.hierarchy import Hierarchy, UpdateRecord
-from chunker.runs.runner import now
+from chunker.corpus.store import CorpusStore
+from chunker.runs.rundir import RunDir
+from chunker.runs.runner import now, persistent_graph
+from chunker.update.cleanup import drop_namespaces
+from chunker.update.index import NAMESPACE
 from chunker.update.signature import stale as stale_shapes
 
 
@@ -36,6 +40,8 @@ from chunker.update.signature import stale as stale_shapes
 class CorpusPlan:
     discovery: Discovery
     units: list[Unit]
+    paths: list[Path] = field(default_factory=list)
+    """The corpus's paths as walked (moved with `--source`)."""
     added: list[str] = field(default_factory=list)
     deleted: list[str] = field(default_factory=list)
     moved: list[tuple[str, str]] = field(default_factory=list)
@@ -69,7 +75,7 @@ def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: P
     done = {d.source: d.sha256 for d in tree.meta.corpus.documents}
     old = {rel: d for rel, d in old.items() if rel in done}  # files the tree holds (not skipped)
     found = {f.rel: f for f in discovery.files}
-    plan = CorpusPlan(discovery=discovery, units=[], stale=stale)
+    plan = CorpusPlan(discovery=discovery, units=[], stale=stale, paths=paths)
     gone = [rel for rel in old if rel not in found]
     by_hash: dict[str, list[str]] = {}
     for rel in gone:
@@ -126,3 +132,20 @@ def deleted_nodes(tree: Hierarchy, deleted: list[str]) -> dict[str, int]:
     leaves = sum(1 for n in tree.nodes if n.source in gone and not n.children)
     blocks = sum(1 for n in tree.nodes if n.source in gone and n.children)
     return {"leaves": leaves, "blocks": blocks}
+
+
+def drop_generation(run: RunDir, ctx: ChunkerSettings, generation) -> None:
+    """After an update: the old generation's records, the runs of the files it no longer
+    holds as they were (edited or deleted: a copied file's run is still its text's), and
+    the reuse indexes."""
+    with persistent_graph(run, ctx) as graph:
+        store = graph.store
+        new, old = CorpusStore(store, generation.meta["corpus_key"]), CorpusStore(store, generation.previous)
+        kept = {d["run_key"] for d in (new.document(u["key"]) for u in generation.meta["documents"]) if d}
+        for item in store.search(old.ns("documents"), limit=1_000_000):
+            if item.value.get("run_key") not in kept:
+                drop_namespaces(store, ("chunker", item.value["run_key"]))
+                drop_namespaces(store, ("chunker", f"{item.value['run_key']}/final"))
+        drop_namespaces(store, ("corpus", generation.previous))
+        for u in generation.meta["documents"]:
+            drop_namespaces(store, (NAMESPACE, f"{generation.meta['corpus_key']}:{u['key']}"))

@@ -17,7 +17,8 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput
 from chunker.runs.rundir import RunDir
 from chunker.runs.runner import now, persistent_graph, stream_thread
-from chunker.update.index import put_index
+from chunker.update.cleanup import drop_namespaces
+from chunker.update.index import NAMESPACE, put_index
 
 
 def start_document_update(run: RunDir, meta: dict, ctx: ChunkerSettings, *, source: str, sha256: str,
@@ -56,7 +57,14 @@ def execute_document_update(run: RunDir, ctx: ChunkerSettings, on_event: Callabl
     old_thread = meta.get("thread_id")
     with persistent_graph(run, ctx) as graph:
         if old_thread and old_thread != update["thread_id"]:
+            # the tree that was updated is superseded: its run's records and checkpoints go
+            old = graph.get_state({"configurable": {"thread_id": old_thread}}).values
+            if old.get("run_key") and old["run_key"] != values.get("run_key"):
+                drop_namespaces(graph.store, ("chunker", old["run_key"]))
+                drop_namespaces(graph.store, ("chunker", f"{old['run_key']}/final"))
             graph.checkpointer.delete_thread(old_thread)
+        if update.get("reuse_key"):
+            drop_namespaces(graph.store, (NAMESPACE, update["reuse_key"]))
     meta = run.read_meta()
     meta.update(status="finished", finished_at=now(), source=update["source"],
                 source_sha256=update["source_sha256"], model=update["model"], config=update["config"],
