@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import math
 import time
 from pathlib import Path
 
@@ -94,10 +93,13 @@ def _execute_update(run_dir: RunDir, ctx, generation, started: float, quiet: boo
 
 def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, quiet: bool, as_json: bool) -> None:
     docs = _document_plans(run_dir, meta, plan, ctx) if dry_run and plan.changed else {}
+    from chunker.update.document import text_calls
+
     expected = sum(p["expected_calls"] for p in docs.values())
-    calls, chars = tree.meta.stats.get("calls.total", 0), max(1, tree.meta.source_chars)
-    added_chars = sum(f.size for f in plan.discovery.files if f.rel in set(plan.added))
-    expected += math.ceil(calls * added_chars / chars)  # new files: at the tree's calls per char
+    calls = tree.meta.stats.get("calls.total", 0)
+    added = set(plan.added)
+    # new files, read at the tree's own rates (its passages, blocks, boundary choices per char)
+    expected += text_calls(ctx, sum(f.size for f in plan.discovery.files if f.rel in added), tree.nodes)
     data = {"dry_run": dry_run, **plan.as_dict(), "documents": docs, "expected_calls": expected,
             "calls_of_the_run": calls}
     if as_json:

@@ -74,7 +74,7 @@ def plan_document(nodes: list[TreeNode], root: str, old_config: dict, old_signat
         plan.leaves_stale = [n.id for n in leaves]
         plan.blocks_stale = [n.id for n in blocks]
         plan.chars_removed, plan.chars_added = len(old_text), len(new_text)
-        plan.expected_calls = _fresh_calls(ctx, new_text, len(leaves), len(blocks), old_text)
+        plan.expected_calls = text_calls(ctx, len(new_text), nodes)
         return plan
     ri = ReuseIndex(index)
     plan.chars_removed, plan.chars_added = changed_chars(ri.ranges, len(old_text), len(new_text))
@@ -152,9 +152,25 @@ def _changed_regions(ri, n: int) -> list[tuple[int, int]]:
     return out
 
 
-def _fresh_calls(ctx: ChunkerSettings, new_text: str, leaves: int, blocks: int, old_text: str) -> int:
-    scale = len(new_text) / max(1, len(old_text))
-    n_leaves, n_blocks = math.ceil(leaves * scale), math.ceil(blocks * scale)
-    per_leaf = leaf_calls(ctx) + (1 if ctx.llm.asks("boundary") else 0)
+def text_calls(ctx: ChunkerSettings, chars: int, nodes: list[TreeNode]) -> int:
+    """Expected calls of `chars` of new text read as a fresh run reads it, at the rates of the
+    tree `nodes` (any tree: a document's, a corpus's): its characters per leaf, blocks per leaf,
+    and share of boundaries the model chose; a call per passage written (two when the summary
+    is asked apart), per boundary chosen, per block synthesised, per grouping."""
+    leaves = [n for n in nodes if n.level == 0]
+    if not leaves or chars <= 0:
+        return 0
+    per_leaf_chars = max(1.0, sum(len(n.original or "") for n in leaves) / len(leaves))
+    blocks = sum(1 for n in nodes if n.children and n.kind != "folder")
+    chosen = sum(1 for n in leaves if n.boundary in _CHOSEN) / len(leaves)
+    n_leaves = math.ceil(chars / per_leaf_chars)
+    n_blocks = math.ceil(n_leaves * blocks / len(leaves))
+    boundary = chosen if ctx.llm.asks("boundary") else 0.0
+    synth = n_blocks if ctx.llm.asks("synthesis") else 0
     group = math.ceil(n_blocks / 2) if ctx.llm.asks("group") else 0
-    return per_leaf * n_leaves + (n_blocks if ctx.llm.asks("synthesis") else 0) + group
+    return math.ceil(n_leaves * (leaf_calls(ctx) + boundary)) + synth + group
+
+
+_CHOSEN = frozenset({"match", "retry_match", "fallback"})
+"""Boundary outcomes the model was asked for (the rest end at a section, the text's end, a
+valve or an old boundary, without a choice)."""
