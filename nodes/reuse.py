@@ -79,7 +79,6 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         if (prev is None) != (index.predecessor(leaf["id"]) is None) or (
                 prev is not None and prev.origin != index.predecessor(leaf["id"])):
             # the text before it changed: its rewrite must still be supported by what it is shown now
-            rs.put_node(record)  # the background reads the store's records
             latest = index.latest_ids(cursor) if index.patch else state.get("latest") or []
             background = leaf_background(rs, cfg, count, latest, "rewrite")
             if record.rewrite_kept and not grounded(cfg.grounding, "rewrite", record.rewritten,
