@@ -213,7 +213,7 @@ def resume(
 
                 return update_corpus(run_dir, meta, {}, moved_to=source, dry_run=False, quiet=quiet,
                                      as_json=as_json, started=started)
-            return resume_document_update(run_dir, meta, quiet=quiet, as_json=as_json)
+            return resume_document_update(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")

@@ -116,6 +116,8 @@ def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, qui
         if items:
             out.print(f"{label} ({len(items)}): {', '.join(items[:10])}{' ...' if len(items) > 10 else ''}")
     out.print(f"unchanged: {len(plan.unchanged)} file(s), no call")
+    if plan.toc:
+        out.print(f"{plan.toc}: the upper levels are planned again")
     for shape, reasons in plan.stale.items():
         out.print(f"stale {shape}: {'; '.join(reasons)}")
     for rel, p in docs.items():

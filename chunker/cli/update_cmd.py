@@ -122,6 +122,8 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
         if running and sha != running["source_sha256"]:
             raise RunDirError(f"{path} changed again during the unfinished update; continue it with "
                               f"`chunker resume {run_dir.path}` first")
+        if running and moved_to is not None and not pdf:  # the unfinished update reads it there now
+            run_dir.update_meta(update={**running, "source": str(path.resolve())})
         plan = None
         if not running:
             tree = Hierarchy.model_validate_json((run_dir.path / "hierarchy.json").read_bytes())
@@ -156,9 +158,10 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 
-def resume_document_update(run_dir: RunDir, meta: dict, *, quiet: bool, as_json: bool) -> None:
-    """`chunker resume OUT` on an interrupted update."""
-    update_document(run_dir, meta, {}, moved_to=None, dry_run=False, quiet=quiet, as_json=as_json,
+def resume_document_update(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: bool,
+                           as_json: bool) -> None:
+    """`chunker resume OUT` on an interrupted update (`moved_to`: where its source is now)."""
+    update_document(run_dir, meta, {}, moved_to=moved_to, dry_run=False, quiet=quiet, as_json=as_json,
                     started=time.perf_counter())
 
 

@@ -23,7 +23,7 @@ from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_node
 from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
 from chunker.corpus.model import DocInfo, Discovery
 from chunker.corpus.plan import build_plan
-from chunker.corpus.signals import find_toc
+from chunker.corpus.signals import find_toc, toc_sha256
 from chunker.corpus.store import CorpusStore
 from chunker.corpus.update import corpus_update_records
 from chunker.corpus.upper import Item, UpperBuilder
@@ -50,6 +50,7 @@ def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, p
     return {"kind": "corpus", "status": "running", "root": str(discovery.root),
             "paths": [str(p.resolve()) for p in paths], "model": ctx.llm.model, "config": ctx.flat_dict(),
             "settings": settings, "corpus_key": uuid.uuid4().hex[:16], "toc": toc.source if toc else None,
+            "toc_sha256": toc_sha256(discovery.root, toc.source) if toc else None,
             "include": list(include or []), "exclude": list(exclude or []),
             "documents": [u.as_meta() for u in units],
             "skipped": [{"rel": s.rel, "reason": s.reason} for s in discovery.skipped],

@@ -8,6 +8,8 @@ functions: the only I/O is reading the table-of-contents file.
 
 from __future__ import annotations
 
+import hashlib
+
 import logging
 import posixpath
 import re
@@ -283,3 +285,11 @@ def _prune(entries: list[TocEntry]) -> list[TocEntry]:
         if entry.rel is not None or entry.children:
             out.append(entry)
     return out
+
+
+def toc_sha256(root: Path, source: str) -> str | None:
+    """The table of contents' hash: an update notices when only it changed."""
+    try:
+        return hashlib.sha256((root / source).read_bytes()).hexdigest()
+    except OSError:
+        return None

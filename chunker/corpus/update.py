@@ -27,8 +27,9 @@ from chunker.config.settings import ChunkerSettings
 from chunker.corpus.discover import discover
 from chunker.corpus.document_run import Unit, document_key
 from chunker.corpus.model import Discovery
-from chunker.output.hierarchy import Hierarchy, UpdateRecord
+from chunker.corpus.signals import find_toc, toc_sha256
 from chunker.corpus.store import CorpusStore
+from chunker.output.hierarchy import Hierarchy, UpdateRecord
 from chunker.runs.rundir import RunDir
 from chunker.runs.runner import now, persistent_graph
 from chunker.update.cleanup import drop_namespaces
@@ -48,15 +49,18 @@ class CorpusPlan:
     edited: list[str] = field(default_factory=list)
     unchanged: list[str] = field(default_factory=list)
     stale: dict[str, list[str]] = field(default_factory=dict)
+    toc: str | None = None
+    """Why the table of contents changed (added, removed, edited), when it did: the upper
+    levels are planned again, the documents are not touched."""
 
     @property
     def changed(self) -> bool:
-        return bool(self.added or self.deleted or self.moved or self.edited or self.stale)
+        return bool(self.added or self.deleted or self.moved or self.edited or self.stale or self.toc)
 
     def as_dict(self) -> dict:
         return {"added": self.added, "deleted": self.deleted,
                 "moved": [{"from": a, "to": b} for a, b in self.moved], "edited": self.edited,
-                "unchanged": len(self.unchanged), "stale": self.stale}
+                "unchanged": len(self.unchanged), "stale": self.stale, "toc": self.toc}
 
 
 def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: Path,
@@ -81,7 +85,10 @@ def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: P
     for rel in gone:
         by_hash.setdefault(old[rel]["sha256"], []).append(rel)
     used = {d["key"] for d in old.values()}
+    toc = find_toc(discovery.root, [f.rel for f in discovery.files])
     for f in discovery.files:
+        if toc is not None and f.rel == toc.source:  # the table of contents is no document
+            continue
         before = old.get(f.rel)
         if before is not None:
             same = before["sha256"] == f.sha256
@@ -96,7 +103,18 @@ def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: P
             plan.units.append(Unit.of(f, document_key(f.rel, used)))
     moved_from = {a for a, _ in plan.moved}
     plan.deleted = [rel for rel in gone if rel not in moved_from]
+    plan.toc = _toc_change(meta, discovery)
     return plan
+
+
+def _toc_change(meta: dict, discovery: Discovery) -> str | None:
+    toc = find_toc(discovery.root, [f.rel for f in discovery.files])
+    source = toc.source if toc else None
+    if source != meta.get("toc"):
+        return f"table of contents: {meta.get('toc') or 'none'} -> {source or 'none'}"
+    if source and meta.get("toc_sha256") and toc_sha256(discovery.root, source) != meta["toc_sha256"]:
+        return f"table of contents {source} edited"
+    return None
 
 
 def corpus_update_records(generation, units: list[Unit], records: dict[str, dict], stats: dict,
