@@ -130,7 +130,8 @@ class UpperBuilder:
     def _split_run(self, plan: PlanNode, run: list[Item], path: list[str], key: str) -> list[Item]:
         groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in run],
                                     background=self._background(path), calls_dir=self.calls_dir,
-                                    writer=self.writer, previous=self.previous, shaped_by=self.shaped_by)
+                                    writer=self.writer, ids=[i.id for i in run], previous=self.previous,
+                                    shaped_by=self.shaped_by)
         self._add(stats)
         out: list[Item] = []
         for g, members in enumerate(groups):
