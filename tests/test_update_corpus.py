@@ -356,3 +356,23 @@ def test_a_killed_update_resumes_to_the_uninterrupted_updates_tree(tmp_path):
         {k: v for k, v in want.meta.updates[-1].model_dump().items() if k != "at"}
     assert markdown(out) == markdown(ref)
     assert_lossless_per_file(got, src)
+
+
+def test_a_renamed_file_titled_by_its_name_takes_its_new_name(tmp_path):
+    """A file with no title of its own is named by its file name: renamed, it is copied (no
+    call, same ids) and titled by its new name."""
+    src, out = tmp_path / "notes", tmp_path / "out"
+    src.mkdir()
+    for name in ("alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt"):
+        (src / name).write_text(f"These are the {name[:-10]} notes. They hold a few plain sentences.\n",
+                                encoding="utf-8")
+    chunker("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet", check=0)
+    before = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
+    (src / "beta-notes.txt").rename(src / "delta-notes.txt")
+    done = chunker("update", out, "--json", env={COUNTER: str(tmp_path / "calls.txt")}, check=0)
+    after = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
+    old = next(n for n in before.nodes if n.source == "beta-notes.txt" and n.kind == "document")
+    new = next(n for n in after.nodes if n.source == "delta-notes.txt" and n.kind == "document")
+    assert new.id == old.id and new.rewritten == old.rewritten
+    assert "beta" in old.title.lower() and "delta" in new.title.lower()
+    assert json.loads(done.stdout)["stats"].get("update.documents.moved") == 1

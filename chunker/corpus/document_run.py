@@ -4,8 +4,8 @@ its own store namespace, its own settings (a PDF's differ), the corpus's call lo
 The document runs today's graph unchanged; it returns its tree instead of writing one
 (`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
 what marks the document done. In an update, an unchanged (or moved) file's old record is
-copied, and an edited file's thread runs the graph with its old tree's reuse index. Killed halfway, the next run continues the thread from its
-checkpoint; a worker elsewhere could run the same unit, given the same store. A finished
+copied, and an edited file's thread runs the graph with its old tree's reuse index. Killed
+halfway, the next run continues the thread from its checkpoint; a worker elsewhere could run the same unit, given the same store. A finished
 document's thread is deleted from the checkpointer: its record in the store is what counts.
 """
 
@@ -98,7 +98,7 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
     if done is not None:
         return done
     if unit.reuse == "copy":
-        record = copied_record(previous.document(unit.key), unit)
+        record = copied_record(previous.document(unit.key), unit, graph.store)
         cs.put_document(unit.key, record)
         return record
     folder = out_dir / ".chunker" / "docs" / unit.key
@@ -115,11 +115,9 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
             on_event(event)
     values = graph.get_state(config).values
     text = RunStore(graph.store, values["run_key"]).text()
-    info = doc_info(unit.rel, text)
     record = {"rel": unit.rel, "key": unit.key, "tree": values["tree"], "run_key": values["run_key"],
               "stats": values.get("stats", {}), "chars": len(text), "kind": unit.kind,
-              "sha256": unit.sha256, "info": {"title": info.title, "title_source": info.title_source,
-                                              "tags": list(info.tags), "category": info.category}}
+              "sha256": unit.sha256, "info": _said(unit.rel, text)}
     cs.put_document(unit.key, record)
     # The record is the document's result now: its thread's checkpoints (the last of which
     # repeats the whole tree) are dropped, so the corpus's checkpoints do not grow with it.
@@ -127,15 +125,24 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
     return record
 
 
-def copied_record(old: dict, unit: Unit) -> dict:
+def _said(rel: str, text: str) -> dict:
+    """What the document says of itself (`signals.doc_info`), as its record keeps it."""
+    info = doc_info(rel, text)
+    return {"title": info.title, "title_source": info.title_source, "tags": list(info.tags),
+            "category": info.category}
+
+
+def copied_record(old: dict, unit: Unit, store) -> dict:
     """An unchanged (or only moved) file's record, as this update's: no call, every node
-    reused; its stats count what it reused, not what built it."""
+    reused; its stats count what it reused, not what built it. A moved file says again what
+    it is (a title taken from its file name follows the new name)."""
     tree = Hierarchy.model_validate(old["tree"])
     leaves = sum(1 for n in tree.nodes if not n.children)
-    moved = "moved" if old["rel"] != unit.rel else "reused"
-    return {**old, "rel": unit.rel, "stats": {f"update.documents.{moved}": 1, "leaves": leaves,
-                                            "update.leaves.reused": leaves,
-                                            "update.blocks.reused": len(tree.nodes) - leaves}}
+    moved = old["rel"] != unit.rel
+    info = _said(unit.rel, RunStore(store, old["run_key"]).text()) if moved else old["info"]
+    return {**old, "rel": unit.rel, "info": info,
+            "stats": {f"update.documents.{'moved' if moved else 'reused'}": 1, "leaves": leaves,
+                      "update.leaves.reused": leaves, "update.blocks.reused": len(tree.nodes) - leaves}}
 
 
 def document_index(old: dict, graph_input: dict, ctx: ChunkerSettings) -> dict:
