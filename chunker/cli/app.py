@@ -7,8 +7,6 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 from __future__ import annotations
 
 import hashlib
-import logging
-import sys
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -16,7 +14,7 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from chunker.cli.ask_cmd import ask_command
-from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
+from chunker.cli.common import EXIT_USAGE, err, fail, load_config_file, report, run_exits, setup_logging
 from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
@@ -37,21 +35,6 @@ app = typer.Typer(
          "hierarchy.json.",
     no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False,
 )
-
-
-def _setup_logging(quiet: bool, verbose: bool) -> None:
-    level = logging.ERROR if quiet else (logging.INFO if verbose else logging.WARNING)
-    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
-    logging.getLogger("chunker").setLevel(logging.DEBUG if verbose else level)
-    for noisy in ("httpx", "httpcore"):
-        logging.getLogger(noisy).setLevel(logging.WARNING)
-
-
-def _load_config_file(path: Optional[Path]) -> dict:
-    """The file's settings, flat and typed by their fields (see chunker.config.assign)."""
-    from chunker.config.assign import load_file
-
-    return {} if path is None else load_file(path)
 
 
 def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thread_id: str,
@@ -130,7 +113,7 @@ def run(
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
-    _setup_logging(quiet, verbose)
+    setup_logging(quiet, verbose)
     started = time.perf_counter()
     flags = dict(min_chunk_tokens=min_chunk_tokens, max_chunk_tokens=max_chunk_tokens,
                  max_expansion_attempts=max_expansion_attempts, split_unit=split_unit,
@@ -143,7 +126,7 @@ def run(
     run_dir = RunDir(output_dir)
     pdf = None
     try:
-        settings = {**_load_config_file(config), **parse_assignments(assignments or []),
+        settings = {**load_config_file(config), **parse_assignments(assignments or []),
                     **{k: v for k, v in flags.items() if v is not None}}
     except (ValueError, TypeError) as exc:
         raise fail(str(exc), EXIT_USAGE)
@@ -199,7 +182,7 @@ def resume(
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
-    _setup_logging(quiet, verbose)
+    setup_logging(quiet, verbose)
     started = time.perf_counter()
     run_dir = RunDir(output_dir)
     try:

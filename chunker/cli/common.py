@@ -6,9 +6,12 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 
 from __future__ import annotations
 
+import logging
+import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import typer
@@ -60,3 +63,19 @@ def report(run: "RunDir", ctx: "ChunkerSettings", stats: dict[str, int], started
                     skipped=skipped)
     if not quiet and not as_json:
         Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
+
+
+def setup_logging(quiet: bool, verbose: bool) -> None:
+    """Logging for a command: errors only, warnings, or every decision."""
+    level = logging.ERROR if quiet else (logging.INFO if verbose else logging.WARNING)
+    logging.basicConfig(level=level, format="%(levelname)s %(name)s: %(message)s", stream=sys.stderr)
+    logging.getLogger("chunker").setLevel(logging.DEBUG if verbose else level)
+    for noisy in ("httpx", "httpcore"):
+        logging.getLogger(noisy).setLevel(logging.WARNING)
+
+
+def load_config_file(path: Path | None) -> dict:
+    """The file's settings, flat and typed by their fields (see chunker.config.assign)."""
+    from chunker.config.assign import load_file
+
+    return {} if path is None else load_file(path)

@@ -17,7 +17,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
+from chunker.cli.common import EXIT_USAGE, err, fail, load_config_file, report, run_exits, setup_logging
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
 from chunker.runs.rundir import RunDir, RunDirError
@@ -46,14 +46,13 @@ def update_command(
     old boundaries; the blocks (and, in a folder, the documents and folders) above a change
     are synthesised again. Files added, deleted, moved or renamed in a folder are handled;
     a deleted file's nodes and their files go (only chunker's own files)."""
-    from chunker.cli.app import _load_config_file, _setup_logging
     from chunker.config.assign import parse_assignments
 
-    _setup_logging(quiet, verbose)
+    setup_logging(quiet, verbose)
     started = time.perf_counter()
     run_dir = RunDir(output_dir)
     try:
-        changes = {**_load_config_file(config), **parse_assignments(assignments or [])}
+        changes = {**load_config_file(config), **parse_assignments(assignments or [])}
         if model:
             changes["model"] = model
         status = run_dir.status()
