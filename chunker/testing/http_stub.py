@@ -66,7 +66,8 @@ class HTTPStub:
     answers `get(path)` and `post(path, request)` and names the environment (`env`) that
     points a client at it."""
 
-    def __init__(self, models) -> None:
+    def __init__(self, models, port: int = 0) -> None:
+        """`port` 0: a free one."""
         self.models = list(models)
         self.requests: list[dict] = []
         self.content: str | None = None  # override the answer text (e.g. invalid JSON)
@@ -78,7 +79,7 @@ class HTTPStub:
         self.stalled = 0
         self.served_errors = 0      # HTTP 5xx answers given
         self.dropped = 0            # connections closed without an answer
-        self._server = _QuietServer(("127.0.0.1", 0), _handler(self))
+        self._server = _QuietServer(("127.0.0.1", port), _handler(self))
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property

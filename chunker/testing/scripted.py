@@ -158,6 +158,11 @@ class ScriptedChatModel(JsonSchemaChatModel):
         with self._lock:
             self._fired[fault] += 1
 
+    def answer(self, task: str, prompt: str, user: str) -> str:
+        """The answer text to a prompt, for the schema titled `task`: what a call returns, for
+        a stub serving the scripted model's answers over HTTP (`openai_stub --scripted`)."""
+        return self._answer(task, prompt, user)
+
     def _answer(self, task: str, prompt: str, user: str) -> str:
         if self._roll("error", prompt):
             self._record("error")
