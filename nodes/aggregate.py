@@ -7,12 +7,10 @@ keeps every level's pending list in document order.
 
 from __future__ import annotations
 
-import math
-
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
-from chunker.aggregation.groups import grouping_problem
+from chunker.aggregation.groups import even_groups, grouping_problem
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store
 from chunker.chunking.strategy import tree_strategy
@@ -104,18 +102,6 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     # a model not asked to group (`model_tasks`) did not fail: its grouping is extracted
     update["stats"] = {"group.fallback": 1} if cfg.llm.asks("group") else {"extracted.group": 1}
     return update
-
-
-def even_groups(ids: list[str], max_size: int, min_size: int) -> list[list[str]]:
-    n = len(ids)
-    count = max(1, min(math.ceil(n / max_size), n // min_size))
-    base, extra = divmod(n, count)
-    groups, start = [], 0
-    for i in range(count):
-        size = base + (1 if i < extra else 0)
-        groups.append(ids[start:start + size])
-        start += size
-    return groups
 
 
 def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:

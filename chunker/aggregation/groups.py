@@ -38,3 +38,17 @@ def break_hints(dips: list[float], n: int, max_group_size: int) -> str:
     return ("\nConsecutive summaries differ most after item"
             f"{'s' if len(best) > 1 else ''} {', '.join(str(i) for i in best)}: good places to "
             "start a new group.")
+
+
+def even_groups(ids: list, max_size: int, min_size: int) -> list[list]:
+    """Consecutive groups of even sizes: as few as `max_size` allows, none under `min_size`
+    (one group when there are too few items for two)."""
+    n = len(ids)
+    count = max(1, min(math.ceil(n / max_size), n // min_size))
+    base, extra = divmod(n, count)
+    groups, start = [], 0
+    for i in range(count):
+        size = base + (1 if i < extra else 0)
+        groups.append(ids[start:start + size])
+        start += size
+    return groups

@@ -20,10 +20,10 @@ leaves, is never split). A root split gets a new root above the parts.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Literal
 
+from chunker.aggregation.groups import even_groups
 from chunker.update.index import ReuseIndex
 
 Status = Literal["reused", "redone", "new"]
@@ -137,7 +137,7 @@ def patch(index: ReuseIndex, leaves: list[NewLeaf], max_group_size: int) -> Patc
         changed = kids != old["children"] or any(nodes[k].status != "reused" for k in kids)
         level = 1 + max(nodes[k].level for k in kids)
         if changed and max_keep and len(kids) > max(max_group_size, len(old["children"])):
-            parts = _even(kids, max_group_size)
+            parts = even_groups(kids, max_group_size, 1)
             out = []
             for j, part in enumerate(parts):
                 nid = old_id if j == 0 else ids.new(level)
@@ -169,17 +169,6 @@ def _covering(index: ReuseIndex, old_order: list[str], lo: int, hi: int, old_pos
         if index.leaves[i]["old"][1] > old_pos:
             return old_order[i]
     return old_order[hi - 1]
-
-
-def _even(kids: list[str], max_size: int) -> list[list[str]]:
-    count = math.ceil(len(kids) / max_size)
-    base, extra = divmod(len(kids), count)
-    out, start = [], 0
-    for i in range(count):
-        size = base + (1 if i < extra else 0)
-        out.append(kids[start:start + size])
-        start += size
-    return out
 
 
 def _stats(index: ReuseIndex, result: Patched) -> dict[str, int]:
