@@ -41,6 +41,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         nxt = units.next_end(pos, cfg.chunking.split_unit)
         return peel.grow(nxt) if peel else nxt
 
+    index = index_of(state, runtime)  # an update's reuse index (None in a run)
     end = state.get("window_end")
     grown_from = end  # after an "incomplete" answer, the window must offer a new cut
     if end is None:
@@ -50,7 +51,6 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
             tokens = count_tokens(text[cursor:nxt])  # exact: unit counts summed overestimate
             end = nxt
         min_end, expansions = end, 0
-        index = index_of(state, runtime)
         if index is not None:  # an update: rejoin the old boundaries where the text is the old one
             rejoin = _rejoin(state, runtime, index, cursor, min_end, stop, text, cfg.chunking.max_chunk_tokens)
             if rejoin is not None:
@@ -68,7 +68,6 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         min_end, expansions = state["min_end"], state["expansions"] + 1
     # The policy may grow the window further until it offers a choice: in candidates mode,
     # one it did not offer before an "incomplete" answer.
-    index = index_of(state, runtime)
     policy = boundary_policy(cfg.chunking)
     lo = min_end if grown_from is None else max(min_end, grown_from + 1)
     end, tokens = policy.grow_until_choice(

@@ -19,7 +19,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import TreeNode
 from chunker.update.diff import changed_chars
-from chunker.update.index import ReuseIndex, build_index
+from chunker.update.index import ReuseIndex, build_index, leaf_order
 from chunker.update.signature import stale as stale_shapes
 
 Mode = Literal["unchanged", "patch", "rebuild", "fresh"]
@@ -55,7 +55,8 @@ def plan_document(nodes: list[TreeNode], root: str, old_config: dict, old_signat
     stale = {k: v for k, v in stale_shapes(old_config, old_signature, ctx.public_dict()).items() if v}
     leaves = [n for n in nodes if not n.children]
     blocks = [n for n in nodes if n.children]
-    old_text = "".join(n.original or "" for n in _in_order(nodes, root))
+    by_id = {n.id: n for n in nodes}
+    old_text = "".join(by_id[i].original or "" for i in leaf_order(root, by_id))
     if "boundaries" in stale:
         mode: Mode = "fresh"
     elif old_text == new_text and not stale:
@@ -93,18 +94,6 @@ def plan_document(nodes: list[TreeNode], root: str, old_config: dict, old_signat
         plan.blocks_stale = [b.id for b in blocks if b.id in above]
     plan.expected_calls = _update_calls(ctx, ri, new_text, stale_leaves, len(plan.blocks_stale), mode)
     return plan
-
-
-def _in_order(nodes: list[TreeNode], root: str) -> list[TreeNode]:
-    by_id = {n.id: n for n in nodes}
-    out, todo = [], [root]
-    while todo:
-        node = by_id[todo.pop()]
-        if node.children:
-            todo.extend(reversed(node.children))
-        else:
-            out.append(node)
-    return out
 
 
 def leaf_calls(ctx: ChunkerSettings) -> int:

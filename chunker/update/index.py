@@ -42,7 +42,7 @@ def build_index(nodes: list[TreeNode], root: str, new_text: str, *, mode: Mode,
     """The index as stored (plain JSON): `nodes` are one document's, in any order;
     `source_sha256`, `stale` and `updates` (the old tree's) go into the update's record."""
     by_id = {n.id: n for n in nodes}
-    order = _leaf_order(root, by_id)
+    order = leaf_order(root, by_id)
     old_text = "".join(by_id[i].original or "" for i in order)
     ranges = equal_ranges(old_text, new_text)
     leaves, pos = [], 0
@@ -75,7 +75,8 @@ def build_index(nodes: list[TreeNode], root: str, new_text: str, *, mode: Mode,
             "top_index": {str(k): v for k, v in top.items()}}
 
 
-def _leaf_order(root: str, by_id: dict[str, TreeNode]) -> list[str]:
+def leaf_order(root: str, by_id: dict[str, TreeNode]) -> list[str]:
+    """The ids of the leaves under `root`, in text order."""
     out, todo = [], [root]
     while todo:
         node = by_id[todo.pop()]
