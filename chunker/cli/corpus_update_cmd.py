@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-
-from rich.console import Console
 
 from chunker.cli.common import EXIT_USAGE, err, fail, report, run_exits
 from chunker.document.loader import BadInput
@@ -92,6 +89,7 @@ def _execute_update(run_dir: RunDir, ctx, generation, started: float, quiet: boo
 
 def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, quiet: bool, as_json: bool) -> None:
     docs = _document_plans(run_dir, meta, plan, ctx) if dry_run and plan.changed else {}
+    from chunker.cli.update_cmd import plan_console
     from chunker.update.document import text_calls
 
     expected = sum(p["expected_calls"] for p in docs.values())
@@ -101,12 +99,9 @@ def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, qui
     expected += text_calls(ctx, sum(f.size for f in plan.discovery.files if f.rel in added), tree.nodes)
     data = {"dry_run": dry_run, **plan.as_dict(), "documents": docs, "expected_calls": expected,
             "calls_of_the_run": calls}
-    if as_json:
-        Console().print_json(json.dumps(data))
+    out = plan_console(data, as_json, quiet)
+    if out is None:
         return
-    if quiet:
-        return
-    out = Console()
     if not plan.changed:
         out.print(f"{run_dir.path} is up to date with {meta['root']}: nothing to do")
         return

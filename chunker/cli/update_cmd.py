@@ -164,15 +164,21 @@ def resume_document_update(run_dir: RunDir, meta: dict, *, moved_to: Path | None
                     started=time.perf_counter())
 
 
+def plan_console(data: dict, as_json: bool, quiet: bool) -> Console | None:
+    """An update's plan as JSON (`--json`; then None), nothing (`--quiet`), or the console to
+    print it on."""
+    if as_json:
+        Console().print_json(json.dumps(data))
+        return None
+    return None if quiet else Console()
+
+
 def _print_plan(run_dir: RunDir, path: Path, plan, fresh_calls: int, dry_run: bool, as_json: bool,
                 quiet: bool) -> None:
     data = {"source": str(path), "dry_run": dry_run, **plan.as_dict(), "calls_of_the_run": fresh_calls}
-    if as_json:
-        Console().print_json(json.dumps(data))
+    out = plan_console(data, as_json, quiet)
+    if out is None:
         return
-    if quiet:
-        return
-    out = Console()
     if plan.mode == "unchanged":
         out.print(f"{run_dir.path} is up to date with {path}: nothing to do")
         return
