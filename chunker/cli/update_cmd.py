@@ -87,6 +87,7 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
     from chunker.document.loader import read_document
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
+    from chunker.output import manifest
     from chunker.output.hierarchy import Hierarchy
     from chunker.runs import pdf_source
     from chunker.runs.update_run import execute_document_update, start_document_update
@@ -138,6 +139,11 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
                 return _print_plan(run_dir, path, plan, tree.meta.stats.get("calls.total", 0), dry_run, as_json, quiet)
         elif dry_run:
             raise RunDirError(f"{run_dir.path} holds an unfinished update: `chunker resume {run_dir.path}`")
+        if extracted is not None and manifest.in_the_way(run_dir.path, pdf_source.SOURCE_FILE,
+                                                         manifest.read(run_dir.path)):
+            # the new extraction replaces OUT/source.md: only while it is still chunker's own
+            raise RunDirError(f"{run_dir.path / pdf_source.SOURCE_FILE} is in the way: chunker did not "
+                              "write it (or it was edited since); move it away and update again")
         preflight(ctx.llm)
         preflight_embeddings(ctx.embedding.provider)
         run_dir.acquire_lock()
