@@ -57,6 +57,8 @@ ROUND_2_ORDER = (
 
 TODAY = {"extractive_summaries": "model_tasks"}
 """Round 2's names that were replaced since, by today's name."""
+ROUND_3_ADDED = ("max_concurrency", "background_context")
+"""Settings added since, after round 2's (run.json lists them last)."""
 
 
 def chunker(*args, env=None, check=None):
@@ -94,8 +96,9 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
     cfg = ChunkerSettings(model="scripted")
     # model_tasks took extractive_summaries' place (7be7e6c); run_dir, the run's folder, is no
     # setting now (RunRegistry.out_dir; hierarchy.json never listed it); every other name kept its own
-    assert tuple(cfg.flat_dict()) == tuple(TODAY.get(n, n) for n in ROUND_2_ORDER if n != "run_dir")
-    assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG}
+    assert tuple(cfg.flat_dict()) == (*(TODAY.get(n, n) for n in ROUND_2_ORDER if n != "run_dir"),
+                                      *ROUND_3_ADDED)
+    assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG} | set(ROUND_3_ADDED)
 
 
 def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
@@ -251,7 +254,8 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     chunker("resume", out, "--quiet", env=env("out"), check=0)
     written = json.loads((out / "hierarchy.json").read_text())["meta"]["config"]
     expected = {k: v for k, v in ROUND_2_CONFIG.items() if k not in ("return_tree", "extractive_summaries")}
-    assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"]}
+    assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],
+                       "background_context": "written"}  # a setting round 2 did not have: its default
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):

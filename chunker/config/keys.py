@@ -69,6 +69,8 @@ FLAT_KEYS: dict[str, str] = {
     "pdf_dpi": "pdf.dpi",
     "pdf_max_images": "pdf.max_images",
     "return_tree": "output.return_tree",
+    "max_concurrency": "llm.max_concurrency",
+    "background_context": "background.context",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

@@ -20,6 +20,7 @@ BoundaryMode = Literal["candidates", "phrase"]
 StructureMode = Literal["auto", "markdown", "none"]
 Strategy = Literal["auto", "flat", "peel", "full"]
 BackgroundOrder = Literal["stable", "priority"]
+BackgroundContext = Literal["written", "source"]
 ModelTask = Literal["boundary", "rewrite", "summary", "group", "synthesis"]
 MODEL_TASKS: tuple[ModelTask, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
 """Every task a run may ask of the model, in the order a leaf and a block meet them."""
@@ -51,6 +52,12 @@ class LLMSettings(BaseModel):
     """First backoff interval between those attempts (doubles each time, with jitter)."""
     timeout_s: float = 300.0
     """Seconds before one LLM request is abandoned as a transient failure."""
+    max_concurrency: int | None = Field(None, ge=1)
+    """LLM calls in flight at once, over the whole run (the documents of a corpus, and within
+    a document what `background.context: source` lets run at once). None: the backend's
+    default (`chunker.llm.registry.default_concurrency`): 1 in-process, 1 for Ollama unless
+    `OLLAMA_NUM_PARALLEL` says more, 8 for an OpenAI-compatible server. It changes when calls
+    run, never what they answer: a tree is the same at every concurrency."""
     vision_model: str | None = None
     """A model that accepts images (an Ollama multimodal model such as `ollama:qwen2.5vl`, or the
     main model when it does): it receives the PNGs of the pages a PDF chunk spans, in the
@@ -157,6 +164,12 @@ class BackgroundSettings(BaseModel):
     """How chosen background items are laid out: `stable` (slow-changing items first, so
     consecutive prompts share a long prefix for KV-cache reuse) or `priority` (the
     predecessor first; only for measuring what the stable order saves)."""
+    context: BackgroundContext = "written"
+    """What a call is shown of the document before it. `written`: what the run wrote
+    before it (the predecessor's rewrite, the summaries so far), so a document's calls run
+    one after another. `source`: only the source before it (the predecessor's original
+    text), so a document's leaves are rewritten and summarised, and a level's blocks
+    synthesised, in parallel (up to `llm.max_concurrency`), at the cost of that context."""
 
 
 class AggregationSettings(BaseModel):

@@ -46,8 +46,8 @@ def _flat_aliases(schema: dict[str, Any]) -> None:
     schema.pop("required", None)  # flat or nested, only the model is needed; validation says so
 
 
-LOCAL_FIELDS = frozenset({"return_tree"})
-"""Flat settings that say where the output goes, not what the tree holds."""
+LOCAL_FIELDS = frozenset({"return_tree", "max_concurrency"})
+"""Flat settings that say where the output goes or how fast it comes, not what the tree holds."""
 
 
 class ChunkerSettings(BaseModel):

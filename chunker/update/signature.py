@@ -49,6 +49,7 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     # the rewrite's.
     "background_budget_tokens": _ALL,
     "background_order": _ALL,
+    "background_context": _ALL,
     "rewrite_background_share": _LEAF_TEXT,
     # Grounding decides whether an output is kept or falls back: rewrites and summaries of
     # leaves, syntheses and summaries of blocks. (Boundaries are validated otherwise.)
@@ -101,6 +102,7 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "llm_max_attempts": _NONE,
     "llm_retry_initial_s": _NONE,
     "llm_timeout_s": _NONE,
+    "max_concurrency": _NONE,  # when calls run, never what they answer
     "grounding_advice_min_share": _NONE,  # only whether the run prints advice
     "return_tree": _NONE,
 }
