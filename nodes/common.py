@@ -29,7 +29,8 @@ def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStor
 def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
     runs = runs_of(runtime.context)
     return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir,
-                    calls_dir=runs.calls_dir or runs.out_dir, writes_tree=runs.writes_tree)
+                    calls_dir=runs.calls_dir or runs.out_dir, writes_tree=runs.writes_tree,
+                    slots=runs.slots)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:

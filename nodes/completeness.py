@@ -20,7 +20,8 @@ def _ask(state: ChunkerState, runtime: Runtime[ChunkerSettings], task: str, node
     user = prompts.render(q.task, window=q.window, lookahead=q.lookahead, **{**extra, **q.extra})
     background = leaf_background(w.rs, w.cfg, state["leaf_count"], state.get("latest") or [], "completeness")
     result = call_llm(w.cfg.llm, node=node, task=q.task, user=user, background=background,
-                      writer=runtime.stream_writer, memo=w.rs, calls_dir=w.rs.calls_dir)
+                      writer=runtime.stream_writer, memo=w.rs, calls_dir=w.rs.calls_dir,
+                      slots=w.rs.slots)
     answer = result.parsed
     return {
         "complete": None if answer is None else answer.complete,

@@ -54,6 +54,6 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                           nudge=state.get("group_nudge", ""))
     background = block_background(rs, cfg.background, level, state.get("latest") or [])
     result = call_llm(cfg.llm, node="group_summaries", task="group", user=user, background=background,
-                      writer=runtime.stream_writer, memo=rs, calls_dir=rs.calls_dir)
+                      writer=runtime.stream_writer, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots)
     groups = result.parsed.groups if result.parsed else None
     return {"proposed": groups, "group_dips": dips, "stats": result.stats}

@@ -77,7 +77,8 @@ def synthesize_patched(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -
     background = block_background(rs, cfg.background, level - 1, index.latest_ids(children[0].span[0]))
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
     made = synthesize(cfg, children, node="synthesize_block", background=background,
-                      full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, writer=runtime.stream_writer)
+                      full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, writer=runtime.stream_writer,
+                      slots=rs.slots)
     old = index.blocks.get(node["old"] or "")
     final.put_node(NodeRecord(
         id=nid, level=level, index=0, span=(children[0].span[0], children[-1].span[1]),

@@ -37,7 +37,8 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
                           user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
                           background=background,
                           writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
-                          max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.calls_dir)
+                          max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.calls_dir,
+                          slots=rs.slots)
     else:  # the profile's model never writes a usable rewrite: the original is the text
         result = CallResult(parsed=None, stats={"extracted.rewrite": 1})
     stats = {**pdf.stats, **result.stats}

@@ -41,7 +41,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         result = call_llm(cfg.llm, node="summarize_chunk", task="summarize",
                           user=prompts.render("summarize", chunk=record.rewritten),
                           background=background, writer=runtime.stream_writer, memo=rs,
-                          calls_dir=rs.calls_dir)
+                          calls_dir=rs.calls_dir, slots=rs.slots)
         stats = dict(result.stats)
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""

@@ -31,7 +31,7 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     background = block_background(rs, cfg.background, level - 1, latest)
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
     made = synthesize(cfg, children, node="synthesize_block", background=background,
-                      full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir,
+                      full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots,
                       writer=runtime.stream_writer)
     stats, block_text, summary = made.stats, made.text, made.summary
 

@@ -24,6 +24,8 @@ from typing import Any, TypeVar
 from langgraph.store.base import BaseStore
 from langgraph.store.memory import InMemoryStore
 
+from chunker.state.slots import CallSlots
+
 T = TypeVar("T")
 
 
@@ -78,6 +80,9 @@ class RunRegistry:
         self.writes_tree = True
         """Whether write_outputs writes the tree into `out_dir`. A corpus's document does
         not: its tree is returned, and the corpus writes one tree over all of them."""
+        self.slots = CallSlots(1)
+        """The cap on the run's LLM calls in flight (`llm.max_concurrency`), set by whoever
+        invokes the graph; a corpus gives all its documents the same one."""
 
     def memo(self, run_key: str) -> RunMemo:
         with self._lock:

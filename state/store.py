@@ -17,6 +17,7 @@ from langgraph.store.base import BaseStore
 from chunker.document.units import Units
 from chunker.state.records import NodeRecord
 from chunker.state.run import RunMemo
+from chunker.state.slots import CallSlots
 
 
 def node_id(level: int, index: int) -> str:
@@ -35,6 +36,8 @@ class RunStore:
     calls_dir: str | None = field(default=None, compare=False)
     """Where the call log lies (`RunRegistry.calls_dir`, else `out_dir`)."""
     writes_tree: bool = field(default=True, compare=False)
+    slots: CallSlots | None = field(default=None, compare=False, repr=False)
+    """The run's cap on LLM calls in flight (`RunRegistry.slots`); None: no cap."""
 
     def ns(self, *parts: str) -> tuple[str, ...]:
         return ("chunker", self.run_key, *parts)

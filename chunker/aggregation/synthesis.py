@@ -18,6 +18,7 @@ from chunker.grounding import summary_of_summaries
 from chunker.grounding.gate import grounded
 from chunker.llm.invoke import CallMemo, CallResult, call_llm
 from chunker.document.prose import cap_text, clean_line
+from chunker.state.slots import CallSlots
 
 
 class Child(Protocol):
@@ -51,7 +52,7 @@ def children_text(children: Sequence[Child], budget_tokens: int) -> str:
 
 def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, background: str,
                full_budget: int, memo: CallMemo | None, calls_dir: str | None,
-               writer: Callable[[dict], None] | None = None) -> Synthesis:
+               writer: Callable[[dict], None] | None = None, slots: CallSlots | None = None) -> Synthesis:
     """Ask for the block (unless the profile's model is not asked), then keep only what the
     children support: else their summaries in order, and a summary of their summaries."""
     asked = cfg.llm.asks("synthesis")
@@ -63,7 +64,7 @@ def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, ba
         result = call_llm(cfg.llm, node=node, task="synthesize", user=user,
                           background=background, writer=writer, memo=memo,
                           max_output_tokens=max(256, round(1.5 * cfg.chunking.max_chunk_tokens)),
-                          calls_dir=calls_dir)
+                          calls_dir=calls_dir, slots=slots)
     stats = dict(result.stats)
     answer = result.parsed
     text = answer.rewritten.strip() if answer else ""

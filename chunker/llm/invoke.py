@@ -17,6 +17,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import time
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -30,6 +31,7 @@ from chunker.llm.calllog import log_call
 from chunker.llm.registry import get_model, with_model
 from chunker.llm.schemas import SCHEMAS
 from chunker.llm.structured import JsonSchemaChatModel
+from chunker.state.slots import CallSlots
 
 
 class CallMemo(Protocol):
@@ -90,14 +92,16 @@ def _text_of(message) -> str:
 def call_llm(llm: LLMSettings, *, node: str, task: str, user: str, background: str,
              writer=None, max_output_tokens: int | None = None,
              memo: CallMemo | None = None, images: list[bytes] | None = None,
-             model: str | None = None, calls_dir: str | None = None) -> CallResult:
+             model: str | None = None, calls_dir: str | None = None,
+             slots: CallSlots | None = None) -> CallResult:
     """Ask the model of `llm` for `task` (a key of SCHEMAS); never raises on bad output.
 
     `max_output_tokens` caps the answer of in-process models (a rewrite need not be much
     longer than its chunk); servers such as Ollama stop on their own. `images` (PNG bytes)
     go with the user text as multi-part content; `model` sends this call to another model
     than the run's (the vision model of a PDF rewrite), called as `llm` says. `calls_dir`:
-    the run's folder, whose call log gets the call (None: not logged).
+    the run's folder, whose call log gets the call (None: not logged). `slots`: the run's
+    cap on calls in flight (`llm.max_concurrency`), held while the server answers.
     """
     schema = SCHEMAS[task]
     model = get_model(with_model(llm, model) if model else llm)
@@ -121,7 +125,8 @@ def call_llm(llm: LLMSettings, *, node: str, task: str, user: str, background: s
         prompt_text = "\n\n".join(_text_of(m) for m in messages)
         started = time.perf_counter()
         try:
-            out = runnable.invoke(messages, **call_kwargs)
+            with slots.held() if slots is not None else nullcontext():
+                out = runnable.invoke(messages, **call_kwargs)
         except Exception as exc:
             log_call(calls_dir, node=node, task=task, prompt=prompt_text, response=None,
                      prompt_tokens=0, completion_tokens=0,
