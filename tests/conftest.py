@@ -23,6 +23,7 @@ SHARED = ROOT.parent / "shared" / "corpus"
 CINDERELLA = ROOT / "examples" / "cinderella.txt"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
+pytest_plugins = ["pg_server"]  # tests/pg_server.py: the pg_server and pg_url fixtures
 
 
 def scripted(**kwargs) -> str:

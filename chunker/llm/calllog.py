@@ -1,9 +1,13 @@
-"""Every LLM call, logged to the run's SQLite (`.chunker/calls.sqlite`).
+"""Every LLM call, logged to the run's SQLite (`.chunker/calls.sqlite`), or to PostgreSQL.
 
 One row per request: node, task, the full prompt and response, tokens, duration and
 outcome, so that `chunker inspect OUT --calls` can show why a boundary or a summary
 came out as it did. A resumed run appends: a request re-issued after a crash shows
 up twice, which is exactly what one wants to see.
+
+A log target is the run's folder, or `postgresql://...#LOGNAME` for a run whose store is
+PostgreSQL (`call_log_target`): the rows then go to that database's `chunker_calls` table
+under LOGNAME (calllog_pg.py), imported only then, so that the CLI starts without psycopg.
 """
 
 from __future__ import annotations
@@ -12,6 +16,8 @@ import sqlite3
 import threading
 import time
 from pathlib import Path
+
+from chunker.persistence.store_url import is_store_url
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS calls (
@@ -30,6 +36,15 @@ CREATE TABLE IF NOT EXISTS calls (
 """
 _CONNECTIONS: dict[str, sqlite3.Connection] = {}
 _LOCK = threading.Lock()
+
+
+def call_log_target(url: str, name: str) -> str:
+    """The log target of the run `name` in the PostgreSQL database `url`."""
+    return f"{url}#{name}"
+
+
+def _on_postgres(target: str | Path | None) -> bool:
+    return isinstance(target, str) and is_store_url(target)
 
 
 def calls_path(calls_dir: str | Path) -> Path:
@@ -54,10 +69,16 @@ def _connection(path: Path) -> sqlite3.Connection:
 
 def log_call(calls_dir: str | None, *, node: str, task: str, prompt: str, response: str | None,
              prompt_tokens: int, completion_tokens: int, duration_ms: float, outcome: str) -> int | None:
-    """Append one call to the log in `calls_dir`; returns its id (for `annotate`). No
-    folder (a served or embedded run): nothing is logged."""
+    """Append one call to the log `calls_dir` (a folder or a PostgreSQL log target); returns
+    its id (for `annotate`). No target (a served or embedded run): nothing is logged."""
     if not calls_dir:
         return None
+    if _on_postgres(calls_dir):
+        from chunker.llm import calllog_pg
+
+        return calllog_pg.log_call(calls_dir, node=node, task=task, prompt=prompt, response=response,
+                                   prompt_tokens=prompt_tokens, completion_tokens=completion_tokens,
+                                   duration_ms=duration_ms, outcome=outcome)
     conn = _connection(calls_path(calls_dir))
     with _LOCK:
         cursor = conn.execute(
@@ -73,6 +94,11 @@ def annotate(calls_dir: str | None, call_id: int | None, grounding: str) -> None
     """Record why the answer of a logged call was kept or rejected by the grounding check."""
     if not calls_dir or call_id is None:
         return
+    if _on_postgres(calls_dir):
+        from chunker.llm import calllog_pg
+
+        calllog_pg.annotate(calls_dir, call_id, grounding)
+        return
     conn = _connection(calls_path(calls_dir))
     with _LOCK:
         # one call can carry several texts (combined mode: rewrite, summary, slug)
@@ -81,6 +107,11 @@ def annotate(calls_dir: str | None, call_id: int | None, grounding: str) -> None
 
 
 def read_calls(calls_dir: str | Path, limit: int | None = None) -> list[dict]:
+    """The log's calls in the order they were made, the first `limit` of them if given."""
+    if _on_postgres(calls_dir):
+        from chunker.llm import calllog_pg
+
+        return calllog_pg.read_calls(str(calls_dir), limit)
     path = calls_path(calls_dir)
     if not path.exists():
         return []
