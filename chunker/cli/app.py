@@ -85,6 +85,11 @@ def run(
     temperature: Optional[float] = typer.Option(None, help="Sampling temperature (0: repeatable)."),
     encoding: Optional[str] = typer.Option(None, help="Text encoding of DOC (default utf-8)."),
     max_bytes: Optional[int] = typer.Option(None, help="Refuse documents larger than this."),
+    max_concurrency: Optional[int] = typer.Option(
+        None, "--max-concurrency", min=1, help="LLM calls in flight at once (the documents of a corpus; "
+                                        "a document's leaves and blocks under background_context=source). "
+                                        "Default: the backend's (1 in-process, OLLAMA_NUM_PARALLEL or 1 for "
+                                        "Ollama, 8 for an OpenAI-compatible server). The tree does not change."),
     include: Optional[list[str]] = typer.Option(
         None, "--include", help="A corpus: only files matching this glob (gitignore syntax, relative "
                                 "to the corpus root; repeat). A `.chunkerignore` file excludes too."),
@@ -122,7 +127,7 @@ def run(
                  summary_aggregation_threshold=summary_aggregation_threshold,
                  summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
                  model_window=model_window, temperature=temperature, encoding=encoding,
-                 max_input_bytes=max_bytes, vision_model=vision_model)
+                 max_input_bytes=max_bytes, vision_model=vision_model, max_concurrency=max_concurrency)
     run_dir = RunDir(output_dir)
     pdf = None
     try:
@@ -172,13 +177,16 @@ def resume(
     source: Optional[Path] = typer.Option(None, "--source", help="Where the document (or a corpus's "
                                           "root folder) is now, if it was moved (its content must "
                                           "be unchanged)."),
+    max_concurrency: Optional[int] = typer.Option(
+        None, "--max-concurrency", min=1, help="LLM calls in flight at once from now on (default: as the "
+                                               "run started)."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
-    """Continue an interrupted run from its last checkpoint (at most one step is redone)."""
+    """Continue an interrupted run from its last checkpoint (at most the calls in flight are redone)."""
     from chunker.runs import pdf_source
-    from chunker.runs.runner import check_source, settings_from_meta
+    from chunker.runs.runner import check_source, settings_from_meta, with_concurrency
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
@@ -201,6 +209,8 @@ def resume(
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
+        if max_concurrency is not None:  # how fast, not what: run.json's settings say it from now on
+            meta = run_dir.update_meta(**with_concurrency(meta, max_concurrency))
         if meta.get("kind") == "corpus":
             return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
         ctx = settings_from_meta(meta)

@@ -85,7 +85,7 @@ class CorpusProgress(RunProgress):
             if phase in ("start", "done"):
                 done, total = event.get("bytes", 0), event.get("bytes_total") or 0
                 if phase == "done":
-                    self.files = event["index"] + 1
+                    self.files = event.get("files", event["index"] + 1)
                     if self.enabled:
                         self.progress.console.print(f"done {source} ({event.get('leaves', 0)} leaves)",
                                                     highlight=False, markup=False)

@@ -11,6 +11,7 @@ its checkpoint, and redoes no finished synthesis of the upper levels.
 from __future__ import annotations
 
 import hashlib
+import threading
 import time
 import uuid
 from dataclasses import dataclass, field
@@ -20,6 +21,7 @@ from typing import Callable
 from chunker import __version__
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_nodes
+from chunker.corpus.fanout import run_all
 from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
 from chunker.corpus.model import DocInfo, Discovery
 from chunker.corpus.plan import build_plan
@@ -31,7 +33,8 @@ from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.runs.rundir import RunDir
-from chunker.runs.runner import now, persistent_graph
+from chunker.runs.runner import concurrency_of, now, persistent_graph
+from chunker.state.slots import CallSlots
 from chunker.state.schema import add_counts
 from chunker.state.store import RunStore
 from chunker.update.signature import signature_of
@@ -75,32 +78,45 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
     units = [Unit.from_meta(d) for d in meta["documents"]]
     skipped = list(meta["skipped"])
     total_bytes = sum(u.size for u in units)
+    order = {u.rel: i for i, u in enumerate(units)}
+    slots = CallSlots(concurrency_of(ctx))  # one cap over all the documents' calls
     with persistent_graph(run, ctx) as graph:
         cs = CorpusStore(graph.store, meta["corpus_key"])
         previous = CorpusStore(graph.store, generation.previous) if generation.previous else None
         records: dict[str, dict] = {}
-        done_bytes = 0
+        lock = threading.Lock()
+        progress = {"files": 0, "bytes": 0}
         left_out = {s["rel"] for s in skipped}  # skipped by discovery, or by an earlier try
-        for i, unit in enumerate(units):
-            if unit.rel in left_out:
-                done_bytes += unit.size
-                continue
+        progress["bytes"] = sum(u.size for u in units if u.rel in left_out)
+
+        def work(i: int) -> None:
+            unit = units[i]
             emit({"event": "document", "phase": "start", "source": unit.rel, "index": i,
-                  "total": len(units), "bytes": done_bytes, "bytes_total": total_bytes})
+                  "total": len(units), "bytes": progress["bytes"], "bytes_total": total_bytes})
             doc_ctx = document_settings(unit, meta["settings"], meta["model"])
+            doc_ctx.run_registry().slots = slots
             try:
-                records[unit.rel] = run_document(graph, unit, doc_ctx, cs, out_dir=run.path,
-                                                 corpus_key=meta["corpus_key"], on_event=emit,
-                                                 previous=previous)
+                record = run_document(graph, unit, doc_ctx, cs, out_dir=run.path,
+                                      corpus_key=meta["corpus_key"], on_event=emit, previous=previous,
+                                      max_concurrency=slots.limit)
             except DocumentSkipped as exc:
-                skipped.append({"rel": unit.rel, "reason": str(exc)})
-                generation.save(skipped=skipped)
+                with lock:
+                    skipped.append({"rel": unit.rel, "reason": str(exc)})
+                    progress["bytes"] += unit.size
+                    generation.save(skipped=skipped)
                 emit({"event": "document", "phase": "skipped", "source": unit.rel, "reason": str(exc)})
-            done_bytes += unit.size
-            if unit.rel in records:
-                emit({"event": "document", "phase": "done", "source": unit.rel, "index": i,
-                      "total": len(units), "bytes": done_bytes, "bytes_total": total_bytes,
-                      "leaves": records[unit.rel]["stats"].get("leaves", 0)})
+                return
+            with lock:
+                records[unit.rel] = record
+                progress["files"] += 1
+                progress["bytes"] += unit.size
+                done = dict(progress)
+            emit({"event": "document", "phase": "done", "source": unit.rel, "index": i,
+                  "files": done["files"], "total": len(units), "bytes": done["bytes"],
+                  "bytes_total": total_bytes, "leaves": record["stats"].get("leaves", 0)})
+
+        run_all([i for i, u in enumerate(units) if u.rel not in left_out], work, slots.limit)
+        skipped.sort(key=lambda s: order.get(s["rel"], -1))  # as found, whatever finished first
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")
         result = _assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit)

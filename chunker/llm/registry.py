@@ -14,6 +14,7 @@ mechanism in `chunker.registry`, which the embedding providers share.
 
 from __future__ import annotations
 
+import os
 from typing import Callable
 
 from langchain_core.language_models.chat_models import BaseChatModel
@@ -41,14 +42,41 @@ MODELS: Registry[BaseChatModel] = Registry(
     key=lambda llm: (llm.temperature, llm.model_window, llm.timeout_s))
 
 
+Concurrency = Callable[[], int]
+_CONCURRENCY: dict[str, Concurrency] = {}
+SERVER_CONCURRENCY = 8
+"""Calls in flight for a server that batches (vLLM, llama.cpp's server; LangChain providers):
+llama.cpp's batched benchmark peaks at about 8 parallel sequences."""
+
+
 def register_backend(prefix: str, factory: Factory, check: Check | None = None,
-                     env: tuple[str, ...] = ()) -> None:
+                     env: tuple[str, ...] = (), concurrency: Concurrency | None = None) -> None:
     """Serve `prefix:...` specs with `factory`; `check` runs in `preflight` before any work.
 
     `env` names the environment variables that point the model at its server: a built
-    model is reused only while they are unchanged.
+    model is reused only while they are unchanged. `concurrency` says how many calls the
+    backend serves at once by default (`default_concurrency`); unsaid: one.
     """
     MODELS.register(prefix, factory, check, env)
+    if concurrency is not None:
+        _CONCURRENCY[prefix] = concurrency
+
+
+def default_concurrency(spec: str) -> int:
+    """The backend's calls in flight when `llm.max_concurrency` is unset: one for a model in
+    this process (or a plugin that says nothing), `OLLAMA_NUM_PARALLEL` for Ollama (one
+    unless it says more), `SERVER_CONCURRENCY` for an OpenAI-compatible or LangChain server."""
+    provider = backend_prefix(spec)
+    if provider == LANGCHAIN:
+        return SERVER_CONCURRENCY
+    return max(1, _CONCURRENCY.get(provider, lambda: 1)())
+
+
+def _ollama_parallel() -> int:
+    try:
+        return int(os.environ.get("OLLAMA_NUM_PARALLEL", "") or 1)
+    except ValueError:
+        return 1
 
 
 def register_instance(spec: str, model: BaseChatModel) -> None:
@@ -122,9 +150,10 @@ def _langchain(spec: str, llm: LLMSettings) -> BaseChatModel:
     return make_langchain_model(spec, llm)
 
 
-register_backend("ollama", _ollama, _check_ollama, env=("OLLAMA_HOST",))
+register_backend("ollama", _ollama, _check_ollama, env=("OLLAMA_HOST",), concurrency=_ollama_parallel)
 register_backend("local", _local)
 register_backend("llamacpp", _local)
 register_backend("openai", _openai, _check_openai,
-                 env=("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"))
+                 env=("OPENAI_BASE_URL", "OPENAI_API_BASE", "OPENAI_API_KEY"),
+                 concurrency=lambda: SERVER_CONCURRENCY)
 MODELS.register(LANGCHAIN, _langchain, as_prefix=False)  # reached through `fallback` only

@@ -23,6 +23,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.loader import BadInput, read_document
 from chunker.graph.build import build_graph, llm_retry_policy
 from chunker.persistence.pruning_saver import PruningSqliteSaver
+from chunker.state.slots import CallSlots
 
 RECURSION_LIMIT = 1_000_000_000
 """Steps grow with the document (about 6 per leaf); the limit must never bind."""
@@ -47,6 +48,31 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     finally:
         ck.close()
         st.close()
+
+
+def concurrency_of(ctx: ChunkerSettings) -> int:
+    """The run's cap on LLM calls in flight: the setting, else its backend's default."""
+    from chunker.llm.registry import default_concurrency
+
+    return ctx.llm.max_concurrency or default_concurrency(ctx.llm.model)
+
+
+def stream_config(thread_id: str, limit: int) -> dict:
+    """The config of a streamed invocation: its thread, and at most `limit` parallel tasks.
+    While a graph streams, LangGraph keeps one of its pool's workers waiting on the stream
+    (`Pregel.stream`'s `get_waiter`), so the pool gets one worker more than the tasks it
+    runs: `max_concurrency` 1 alone would leave none for the task and never finish."""
+    return {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT,
+            "max_concurrency": limit + 1}
+
+
+def with_concurrency(meta: dict, limit: int) -> dict:
+    """The changes to run.json that make a resumed run (a document's or a corpus's) keep up
+    to `limit` calls in flight: a setting of how fast, not of what, so the tree stays the same."""
+    changes = {"config": {**meta["config"], "max_concurrency": limit}}
+    if "settings" in meta:  # a corpus: its documents' settings as given
+        changes["settings"] = {**meta["settings"], "max_concurrency": limit}
+    return changes
 
 
 def settings_from_meta(meta: dict) -> ChunkerSettings:
@@ -105,9 +131,12 @@ def stream_thread(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, t
                   ) -> tuple[dict, float]:
     """Run or continue one thread of OUT's graph; `restart()` is the input when a thread to
     continue has no checkpoint yet. Returns the final values and the seconds it took."""
-    config = {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT}
+    limit = concurrency_of(ctx)
+    config = stream_config(thread_id, limit)
+    runs = ctx.run_registry()
     # the invocation's folder, where the nodes write the tree and the call log (RunStore.out_dir)
-    ctx.run_registry().out_dir = str(run.path)
+    runs.out_dir = str(run.path)
+    runs.slots = CallSlots(limit)
     started = time.perf_counter()
     with persistent_graph(run, ctx) as graph:
         if graph_input is None and not graph.get_state(config).values:
