@@ -7,6 +7,7 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 from __future__ import annotations
 
 import hashlib
+import uuid
 import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
@@ -14,12 +15,14 @@ from typing import TYPE_CHECKING, Optional
 import typer
 
 from chunker.cli.ask_cmd import ask_command
-from chunker.cli.common import EXIT_USAGE, err, fail, load_config_file, report, run_exits, setup_logging
+from chunker.cli.common import (EXIT_USAGE, STORE_HELP, checked_store, err, fail, load_config_file, report,
+                               run_exits, setup_logging)
 from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
 from chunker.cli.update_cmd import resume_document_update, update_command
+from chunker.cli.worker_cmd import worker_command
 from chunker.runs.rundir import RunDir, RunDirError
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
@@ -97,6 +100,11 @@ def run(
                                                                        "matching this glob (repeat)."),
     strict: bool = typer.Option(False, "--strict", help="A corpus: refuse it (exit 2, before any work) "
                                                         "when any file would be skipped."),
+    store: Optional[str] = typer.Option(None, "--store", help=STORE_HELP),
+    workers: Optional[int] = typer.Option(
+        None, "--workers", min=0, help="A corpus with --store: queue its documents and run this many "
+                                       "worker processes here (`chunker worker` joins from anywhere); "
+                                       "0 only queues them."),
     force: bool = typer.Option(False, "--force", help="Replace what OUT holds (chunker's files only)."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress bar, no table."),
     verbose: bool = typer.Option(False, "--verbose", "-v", help="Log every decision."),
@@ -111,6 +119,7 @@ def run(
     from chunker.runs import pdf_source
     from chunker.runs.runner import new_meta
     from chunker.config.assign import parse_assignments
+    from chunker.persistence.store_url import redact
     from chunker.config.settings import ChunkerSettings
     from chunker.document.loader import read_document
     from chunker.document.pdf_model import is_pdf
@@ -128,16 +137,21 @@ def run(
                  summary_count_threshold=summary_count_threshold, max_group_size=max_group_size,
                  model_window=model_window, temperature=temperature, encoding=encoding,
                  max_input_bytes=max_bytes, vision_model=vision_model, max_concurrency=max_concurrency)
-    run_dir = RunDir(output_dir)
+    run_dir = RunDir(output_dir, store_url=store)
     pdf = None
     try:
         settings = {**load_config_file(config), **parse_assignments(assignments or []),
                     **{k: v for k, v in flags.items() if v is not None}}
     except (ValueError, TypeError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    if len(docs) > 1 or docs[0].is_dir():
+    corpus = len(docs) > 1 or docs[0].is_dir()
+    if workers is not None and (store is None or not corpus):
+        raise fail("--workers is for a corpus (a folder, or several files) with --store URL", EXIT_USAGE)
+    checked_store(store)
+    if corpus:
         return start_corpus(docs, model, settings, run_dir, force=force, include=include or [],
-                            exclude=exclude or [], strict=strict, quiet=quiet, as_json=as_json)
+                            exclude=exclude or [], strict=strict, quiet=quiet, as_json=as_json,
+                            workers=workers)
     doc = docs[0]
     try:
         if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
@@ -159,9 +173,10 @@ def run(
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     source_hash = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-    thread_id = source_hash[:16]
+    # a database is shared by many runs (of the same document, too): a thread of this run's own
+    thread_id = source_hash[:16] + (f"-{uuid.uuid4().hex[:8]}" if store else "")
     source = str(doc.resolve())  # absolute: resume works from any working directory
-    meta = new_meta(source, source_hash, ctx, thread_id)
+    meta = new_meta(source, source_hash, ctx, thread_id, store=redact(store) if store else None)
     if pdf is not None:  # the graph reads the extracted OUT/source.md
         source, _ = pdf_source.start(run_dir, pdf)
         meta.update(source=source, **pdf_source.meta_fields(pdf))
@@ -180,6 +195,8 @@ def resume(
     max_concurrency: Optional[int] = typer.Option(
         None, "--max-concurrency", min=1, help="LLM calls in flight at once from now on (default: as the "
                                                "run started)."),
+    store: Optional[str] = typer.Option(None, "--store", help="The database the run started on "
+                                        "(`chunker run --store`), its URL with the password."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
     as_json: bool = typer.Option(False, "--json"),
@@ -192,12 +209,13 @@ def resume(
 
     setup_logging(quiet, verbose)
     started = time.perf_counter()
-    run_dir = RunDir(output_dir)
+    run_dir = RunDir(output_dir, store_url=checked_store(store))
     try:
         status = run_dir.status()
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
         meta = run_dir.read_meta()
+        run_dir.check_store(meta)
         if meta.get("update"):  # an interrupted `chunker update`
             if meta.get("kind") == "corpus":
                 from chunker.cli.corpus_update_cmd import update_corpus
@@ -230,6 +248,7 @@ def resume(
 
 
 app.command("update")(update_command)
+app.command("worker")(worker_command)
 app.command("inspect")(inspect_command)
 app.add_typer(eval_app, name="eval")
 app.command("ask")(ask_command)

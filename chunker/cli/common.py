@@ -79,3 +79,25 @@ def load_config_file(path: Path | None) -> dict:
     from chunker.config.assign import load_file
 
     return {} if path is None else load_file(path)
+
+
+STORE_HELP = ("Keep the checkpoints, the store and the call log in this PostgreSQL database "
+              "(postgresql://USER:PASSWORD@HOST/DB; needs `chunker[postgres]`) instead of OUT's SQLite. "
+              "run.json names it without the password; pass it again to resume.")
+
+
+def checked_store(url: str | None) -> str | None:
+    """`--store`'s URL once the database answers; else one line and exit 2, before any work."""
+    if url is None:
+        return None
+    from chunker.persistence.store_url import StoreUnavailable, connect, is_store_url
+
+    if not is_store_url(url):
+        raise fail(f"--store takes a postgresql://... URL, not {url!r}", EXIT_USAGE)
+    try:
+        connect(url).close()
+    except ImportError:
+        raise fail("--store needs the PostgreSQL extra: pip install 'chunker[postgres]'", EXIT_USAGE)
+    except StoreUnavailable as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    return url

@@ -16,7 +16,8 @@ from chunker.runs.rundir import RunDir, RunDirError
 
 
 def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir, *, force: bool,
-                 include: list[str], exclude: list[str], strict: bool, quiet: bool, as_json: bool) -> None:
+                 include: list[str], exclude: list[str], strict: bool, quiet: bool, as_json: bool,
+                 workers: int | None = None) -> None:
     from chunker.config.settings import ChunkerSettings
     from chunker.corpus.discover import CorpusError, discover
     from chunker.corpus.runner import corpus_meta
@@ -45,7 +46,13 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
         raise fail(str(exc), EXIT_USAGE)
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    run_dir.write_meta(corpus_meta(discovery, ctx, settings, paths=paths, out_dir=run_dir.path))
+    meta = corpus_meta(discovery, ctx, settings, paths=paths, out_dir=run_dir.path, store=run_dir.store_url)
+    run_dir.write_meta(meta)
+    if workers is not None:  # the documents go to the queue; workers take them
+        from chunker.cli.worker_cmd import queue_corpus
+
+        run_dir.release_lock()  # the last worker writes the tree
+        return queue_corpus(run_dir, meta, workers, started=started, quiet=quiet, as_json=as_json)
     _execute(run_dir, ctx, started, quiet, as_json)
 
 

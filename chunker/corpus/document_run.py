@@ -89,12 +89,14 @@ def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings
 
 def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, out_dir: Path,
                  corpus_key: str, on_event: Callable[[dict], None] | None = None,
-                 previous: CorpusStore | None = None, max_concurrency: int = 1) -> dict:
+                 previous: CorpusStore | None = None, max_concurrency: int = 1,
+                 calls: str | None = None) -> dict:
     """The document's finished record (its tree, its text's run key, its stats, what it
     says of itself), from the store when an earlier run finished it. An update's unit
     takes its old record from `previous` (the tree being updated) as it is, or brings it
     up to date (see `chunker/update/`). `max_concurrency` bounds the document's own parallel
-    tasks (its calls share the cap of `ctx.run_registry().slots`)."""
+    tasks (its calls share the cap of `ctx.run_registry().slots`); `calls`: the corpus's call
+    log (`RunDir.calls_target`; default: OUT's)."""
     done = cs.document(unit.key)
     if done is not None:
         return done
@@ -104,7 +106,7 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
         return record
     folder = out_dir / ".chunker" / "docs" / unit.key
     runs = ctx.run_registry()
-    runs.out_dir, runs.calls_dir, runs.writes_tree = str(folder), str(out_dir), False
+    runs.out_dir, runs.calls_dir, runs.writes_tree = str(folder), calls or str(out_dir), False
     config = stream_config(unit.thread_id(corpus_key), max_concurrency)
     graph_input = None if graph.get_state(config).values else _first_input(unit, folder, ctx)
     if graph_input is not None and unit.reuse == "update":

@@ -42,7 +42,7 @@ from chunker.update.signature import signature_of
 
 def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, paths: list[Path],
                 out_dir: Path, include: list[str] | None = None, exclude: list[str] | None = None,
-                units: list[Unit] | None = None) -> dict:
+                units: list[Unit] | None = None, store: str | None = None) -> dict:
     """run.json of a new corpus run: the files found, under stable keys, and the skipped ones
     (an update passes its `units`: the old keys kept, each with what it reuses)."""
     toc = find_toc(discovery.root, [f.rel for f in discovery.files])
@@ -50,7 +50,10 @@ def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, p
         used: set[str] = set()
         units = [Unit.of(f, document_key(f.rel, used)) for f in discovery.files]
     units = [u for u in units if toc is None or u.rel != toc.source]
-    return {"kind": "corpus", "status": "running", "root": str(discovery.root),
+    from chunker.persistence.store_url import redact
+
+    return {**({"store": redact(store)} if store else {}),
+            "kind": "corpus", "status": "running", "root": str(discovery.root),
             "paths": [str(p.resolve()) for p in paths], "model": ctx.llm.model, "config": ctx.flat_dict(),
             "settings": settings, "corpus_key": uuid.uuid4().hex[:16], "toc": toc.source if toc else None,
             "toc_sha256": toc_sha256(discovery.root, toc.source) if toc else None,
@@ -80,6 +83,7 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
     total_bytes = sum(u.size for u in units)
     order = {u.rel: i for i, u in enumerate(units)}
     slots = CallSlots(concurrency_of(ctx))  # one cap over all the documents' calls
+    calls = run.calls_target(meta["corpus_key"])
     with persistent_graph(run, ctx) as graph:
         cs = CorpusStore(graph.store, meta["corpus_key"])
         previous = CorpusStore(graph.store, generation.previous) if generation.previous else None
@@ -98,7 +102,7 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
             try:
                 record = run_document(graph, unit, doc_ctx, cs, out_dir=run.path,
                                       corpus_key=meta["corpus_key"], on_event=emit, previous=previous,
-                                      max_concurrency=slots.limit)
+                                      max_concurrency=slots.limit, calls=calls)
             except DocumentSkipped as exc:
                 with lock:
                     skipped.append({"rel": unit.rel, "reason": str(exc)})
@@ -119,7 +123,7 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
         skipped.sort(key=lambda s: order.get(s["rel"], -1))  # as found, whatever finished first
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")
-        result = _assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit)
+        result = assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit)
     elapsed = time.perf_counter() - started
     generation.save(status="finished", finished_at=now(), skipped=skipped,
                     wall_s=round(generation.meta.get("wall_s", 0) + elapsed, 3), stats=result.stats)
@@ -153,7 +157,7 @@ class Generation:
             self.run.update_meta(update={**update, "corpus": self.meta})
 
 
-def _assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: list[Unit],
+def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: list[Unit],
               records: dict[str, dict], skipped: list[dict], store, cs: CorpusStore,
               previous: CorpusStore | None, emit) -> CorpusResult:
     meta = generation.meta
@@ -176,7 +180,8 @@ def _assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: 
         items[rel] = Item(id=doc.id, title=infos[rel].title, level=doc.level, summary=doc.summary,
                           summary_tokens=count_tokens(doc.summary), rewritten=doc.rewritten,
                           rewritten_tokens=count_tokens(doc.rewritten))
-    builder = UpperBuilder(ctx, cs, title, calls_dir=str(run.path), writer=emit, previous=previous)
+    builder = UpperBuilder(ctx, cs, title, calls_dir=run.calls_target(meta["corpus_key"]), writer=emit,
+                           previous=previous)
     root_item = builder.build(plan, items)
     parts.extend(upper_nodes(builder.nodes))
     for rel in rels:

@@ -6,6 +6,10 @@
     OUT/.chunker/store.sqlite                        chunk and block payloads
     OUT/.chunker/calls.sqlite                        every LLM call (inspect --calls)
     OUT/.chunker/lock                                held while a process works on OUT
+
+With `--store postgresql://...` the checkpoints, the store and the call log live in that
+database instead (run.json names it, without its password, as `store`); OUT keeps run.json,
+the lock and the tree.
 """
 
 from __future__ import annotations
@@ -23,11 +27,37 @@ class RunDirError(RuntimeError):
 
 
 class RunDir:
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, store_url: str | None = None):
         self.path = Path(path).resolve()
         self.meta_dir = self.path / ".chunker"
         self.meta_file = self.meta_dir / "run.json"
+        self.store_url = store_url
+        """The database that holds the run's checkpoints, store and call log; None: SQLite in OUT."""
         self._lock_fd: int | None = None
+
+    def calls_target(self, name: str) -> str:
+        """Where the run's LLM calls are logged: OUT's calls.sqlite, or the database's log
+        `name` (one per run: many runs share a database)."""
+        if self.store_url is None:
+            return str(self.path)
+        from chunker.llm.calllog import call_log_target
+
+        return call_log_target(self.store_url, name)
+
+    def check_store(self, meta: dict) -> None:
+        """A run continues where its checkpoints are: the database it started on (passed
+        again, since run.json never holds a password), or OUT's SQLite."""
+        from chunker.persistence.store_url import redact
+
+        recorded = meta.get("store")
+        if recorded and self.store_url is None:
+            raise RunDirError(f"{self.path} keeps its checkpoints in {recorded}: pass --store URL")
+        if self.store_url is not None and not recorded:
+            raise RunDirError(f"{self.path} keeps its checkpoints in {self.meta_dir}, not in a "
+                              "database: leave out --store")
+        if recorded and redact(self.store_url) != recorded:
+            raise RunDirError(f"{self.path} was started on the store {recorded}, not "
+                              f"{redact(self.store_url)}")
 
     # -- what is there ------------------------------------------------------------
     def status(self) -> str:

@@ -35,6 +35,15 @@ def now() -> str:
 
 @contextmanager
 def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
+    """The graph compiled with the run's persistence: OUT's SQLite, or the database of
+    `run.store_url` (LangGraph's PostgreSQL checkpointer and store)."""
+    retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
+    if run.store_url is not None:
+        from chunker.persistence.postgres import open_postgres
+
+        with open_postgres(run.store_url, pool_size=concurrency_of(ctx) + 2) as pg:
+            yield build_graph(pg.saver, pg.store, llm_retry=retry)
+        return
     run.meta_dir.mkdir(parents=True, exist_ok=True)
     ck = sqlite3.connect(str(run.checkpoints), check_same_thread=False)
     st = sqlite3.connect(str(run.store), check_same_thread=False, isolation_level=None)
@@ -43,7 +52,6 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
         saver = PruningSqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()
-        retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
         yield build_graph(saver, store, llm_retry=retry)
     finally:
         ck.close()
@@ -83,9 +91,10 @@ def settings_from_meta(meta: dict) -> ChunkerSettings:
     return ChunkerSettings(**config)
 
 
-def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str) -> dict:
+def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str,
+             store: str | None = None) -> dict:
     config = ctx.flat_dict()
-    return {"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
+    return {**({"store": store} if store else {}),"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
             "config": config, "thread_id": thread_id, "tool_version": __version__,
             "started_at": now(), "finished_at": None}
 
@@ -136,6 +145,7 @@ def stream_thread(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, t
     runs = ctx.run_registry()
     # the invocation's folder, where the nodes write the tree and the call log (RunStore.out_dir)
     runs.out_dir = str(run.path)
+    runs.calls_dir = run.calls_target(thread_id)
     runs.slots = CallSlots(limit)
     started = time.perf_counter()
     with persistent_graph(run, ctx) as graph:
