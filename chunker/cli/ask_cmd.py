@@ -15,6 +15,7 @@ from typing import Optional
 import typer
 from rich.console import Console
 
+from chunker.cli.common import checked_store
 from chunker.navigation.settings import NavigatorSettings
 
 err = Console(stderr=True)
@@ -48,6 +49,17 @@ def read_questions(path: Path) -> list[str]:
     return out
 
 
+def _ask_log(output_dir: Path, store: str | None) -> str | None:
+    """The database's log for this tree's questions (`<run's log>/ask`), or none."""
+    if store is None:
+        return None
+    from chunker.runs.rundir import RunDir
+
+    run = RunDir(output_dir, store_url=store)
+    meta = run.read_meta() if run.meta_file.exists() else {}
+    return run.calls_target(f"{meta.get('corpus_key') or meta.get('thread_id') or run.path}/ask")
+
+
 def ask_command(
     output_dir: Path = typer.Argument(..., help="OUT of a finished `chunker run`."),
     question: Optional[str] = typer.Argument(None, help="The question (or use --questions)."),
@@ -66,6 +78,8 @@ def ask_command(
                                    help="Open at most this many leaves."),
     start: Optional[str] = typer.Option(None, "--start", help="Start at this node id instead "
                                         "of the root (scope the question to one section)."),
+    store: Optional[str] = typer.Option(None, "--store", help="Log the walk's LLM calls in this database "
+                                        "(the run's, `chunker run --store`), beside the run's own calls."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per question."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
@@ -89,7 +103,8 @@ def ask_command(
         if start is not None:
             tree.node(start)
         cfg = NavigatorSettings(model=None if embeddings_only else model,
-                                embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves)
+                                embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves,
+                                calls_dir=_ask_log(output_dir, checked_store(store)))
         if cfg.model is not None:
             preflight(llm_settings(cfg))
         if embeddings not in BM25_SPECS:

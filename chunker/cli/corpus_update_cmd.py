@@ -49,7 +49,8 @@ def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path 
             if dry_run or not plan.changed:
                 return _print_plan(run_dir, meta, tree, plan, ctx, dry_run, quiet, as_json)
             gen = corpus_meta(plan.discovery, ctx, settings, paths=plan.paths, out_dir=run_dir.path,
-                              include=meta.get("include"), exclude=meta.get("exclude"), units=plan.units)
+                              include=meta.get("include"), exclude=meta.get("exclude"), units=plan.units,
+                              store=run_dir.store_url)
             gen["model"] = ctx.llm.model
             gen.update(stale=plan.stale, deleted=len(plan.deleted), changes=plan.as_dict(),
                        deleted_nodes=deleted_nodes(tree, plan.deleted))

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import sqlite3
 from pathlib import Path
+from typing import Optional
 
 import typer
 from rich.console import Console
 from rich.tree import Tree
 
-from chunker.runs.rundir import RunDir
+from chunker.cli.common import EXIT_USAGE, checked_store, fail
+from chunker.runs.rundir import RunDir, RunDirError
 from chunker.llm.calllog import read_calls
 
 STATUS_TEXT = {
@@ -25,6 +27,11 @@ STATUS_TEXT = {
 
 def _stored_nodes(run: RunDir, prefix: str = "chunker.%.nodes") -> int:
     """Records under a store prefix: every document's nodes, or a corpus's finished documents."""
+    if run.store_url is not None:  # the same table in PostgreSQL (LangGraph's PostgresStore)
+        from chunker.persistence.store_url import connect
+
+        with connect(run.store_url) as conn:
+            return conn.execute("SELECT COUNT(*) FROM store WHERE prefix LIKE %s", (prefix,)).fetchone()[0]
     if not run.store.exists():
         return 0
     conn = sqlite3.connect(f"file:{run.store}?mode=ro", uri=True)
@@ -34,6 +41,22 @@ def _stored_nodes(run: RunDir, prefix: str = "chunker.%.nodes") -> int:
         return 0
     finally:
         conn.close()
+
+
+def _queue(run: RunDir, meta: dict) -> dict:
+    """A corpus in the database: its documents' jobs by state, and the failed ones' errors."""
+    from chunker.corpus.queue import queue_status
+    from chunker.persistence.store_url import connect
+
+    with connect(run.store_url) as conn:
+        queued = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()[0]
+        s = queue_status(conn, meta["corpus_key"]) if queued else None
+        rows = conn.execute("SELECT value FROM store WHERE prefix = %s ORDER BY key",
+                            (f"corpus.{meta['corpus_key']}.failed",)).fetchall()
+    out: dict = {"failed": [r[0] for r in rows]}
+    if s is not None:
+        out["queue"] = {"queued": s.queued, "running": s.running, "done": s.done, "failed": s.failed}
+    return out
 
 
 def _outline(h: dict, max_children: int) -> Tree:
@@ -62,14 +85,24 @@ def inspect_command(
     call: int = typer.Option(0, "--call", help="Show one call's full prompt and response."),
     limit: int = typer.Option(50, "--limit", help="How many calls to list."),
     max_children: int = typer.Option(12, "--max-children", help="Children shown per node."),
+    store: Optional[str] = typer.Option(None, "--store", help="The database of a run started with "
+                                        "--store: its documents' progress (queued, running, done, failed) "
+                                        "and its calls."),
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Show whether a run is finished, its tree outline and stats, or its LLM calls."""
     console = Console()
-    run = RunDir(output_dir)
+    run = RunDir(output_dir, store_url=checked_store(store))
     status = run.status()
+    meta = run.read_meta() if run.meta_file.exists() else {}
+    try:
+        if meta:
+            run.check_store(meta) if store else None
+    except RunDirError as exc:
+        raise fail(str(exc), EXIT_USAGE)
+    log = run.calls_target(meta.get("corpus_key") or meta.get("thread_id") or "")
     if call:
-        rows = [r for r in read_calls(run.path) if r["id"] == call]
+        rows = [r for r in read_calls(log) if r["id"] == call]
         if not rows:
             raise typer.Exit(2)
         r = rows[0]
@@ -84,7 +117,7 @@ def inspect_command(
             console.print(r["grounding"], markup=False, highlight=False)
         return
     if calls:
-        rows = read_calls(run.path)[-limit:]
+        rows = read_calls(log)[-limit:]
         if as_json:
             print(json.dumps(rows))
             return
@@ -95,14 +128,17 @@ def inspect_command(
                           f"{r['prompt_tokens']:>6}+{r['completion_tokens']:<5} {response}{rejected}",
                           markup=False, highlight=False)
         return
-    meta = run.read_meta() if run.meta_file.exists() else {}
-    info = {"path": str(run.path), "status": status, "model": meta.get("model"),
+    info = {"path": str(run.path), "status": status, "model": meta.get("model"), "store": meta.get("store"),
             "source": meta.get("source"), "started_at": meta.get("started_at"),
-            "finished_at": meta.get("finished_at"), "stored_nodes": _stored_nodes(run)}
+            "finished_at": meta.get("finished_at"),
+            # OUT's own store; a database holds many runs', so no such count is this run's
+            "stored_nodes": _stored_nodes(run) if run.store_url is None else None}
     if meta.get("kind") == "corpus":  # a corpus: how far its documents are
         info.update(source=meta.get("root"), documents=len(meta.get("documents", [])),
                     documents_done=_stored_nodes(run, f"corpus.{meta.get('corpus_key', '%')}.documents"),
                     skipped=len(meta.get("skipped", [])))
+        if run.store_url is not None:
+            info.update(_queue(run, meta))
     if meta.get("update"):  # an update started and not finished: the tree shown is the old one
         info["update"] = {"status": "unfinished", "started_at": meta["update"].get("started_at"),
                           "resume": f"chunker resume {run.path}"}
@@ -116,10 +152,14 @@ def inspect_command(
         print(json.dumps(info, sort_keys=True))
         return
     console.print(f"[bold]{run.path}[/]: " + STATUS_TEXT[status].format(path=run.path))
-    for key in ("source", "documents", "documents_done", "skipped", "model", "started_at", "finished_at",
-                "updates", "stored_nodes"):
+    for key in ("source", "store", "documents", "documents_done", "skipped", "queue", "model", "started_at",
+                "finished_at", "updates", "stored_nodes"):
         if info.get(key) is not None:
-            console.print(f"  {key}: {info[key]}")
+            console.print(f"  {key}: {info[key]}", highlight=False)
+    for failed in info.get("failed", []):
+        console.print(f"  [red]failed[/] {failed['rel']}: {failed['reason']}", highlight=False)
+    if meta.get("store") and run.store_url is None:
+        console.print(f"  its checkpoints and calls are in {meta['store']}: pass --store URL to see them")
     if info.get("update"):
         console.print(f"  [yellow]an update was interrupted[/] (started {info['update']['started_at']}); "
                       f"the tree below is the one before it: continue with `chunker resume {run.path}`")

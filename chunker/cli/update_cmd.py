@@ -17,7 +17,8 @@ from typing import Optional
 import typer
 from rich.console import Console
 
-from chunker.cli.common import EXIT_USAGE, err, fail, load_config_file, report, run_exits, setup_logging
+from chunker.cli.common import (EXIT_USAGE, checked_store, err, fail, load_config_file, report, run_exits,
+                               setup_logging)
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
 from chunker.runs.rundir import RunDir, RunDirError
@@ -35,6 +36,8 @@ def update_command(
     config: Optional[Path] = typer.Option(None, "--config", help="YAML/JSON file of settings to change."),
     dry_run: bool = typer.Option(False, "--dry-run", help="List what changed (files, leaves, blocks), "
                                  "what is stale and why, and the LLM calls expected; write nothing."),
+    store: Optional[str] = typer.Option(None, "--store", help="The database the tree was built in "
+                                        "(`chunker run --store`), its URL with the password."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
     verbose: bool = typer.Option(False, "--verbose", "-v"),
     as_json: bool = typer.Option(False, "--json", help="Print the plan (--dry-run) or the stats as JSON."),
@@ -50,7 +53,7 @@ def update_command(
 
     setup_logging(quiet, verbose)
     started = time.perf_counter()
-    run_dir = RunDir(output_dir)
+    run_dir = RunDir(output_dir, store_url=checked_store(store))
     try:
         changes = {**load_config_file(config), **parse_assignments(assignments or [])}
         if model:
@@ -59,6 +62,7 @@ def update_command(
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker tree to update")
         meta = run_dir.read_meta()
+        run_dir.check_store(meta)
         if status == "unfinished" and not meta.get("update"):
             raise RunDirError(f"{run_dir.path} holds an unfinished run: finish it first with "
                               f"`chunker resume {run_dir.path}`")

@@ -10,6 +10,7 @@ thread's checkpoints are dropped (the tree, hierarchy.json, is what the next upd
 
 from __future__ import annotations
 
+import uuid
 from pathlib import Path
 from typing import Callable
 
@@ -26,7 +27,8 @@ def start_document_update(run: RunDir, meta: dict, ctx: ChunkerSettings, *, sour
     """Record the update in run.json (and its reuse index in the store); returns its record.
     `extra`: what the run records besides, once the update is done (a PDF's path and hash)."""
     n = len(meta.get("updates") or []) + 1
-    thread_id = f"{sha256[:16]}-u{n}"
+    # a database is shared by many runs: the update's thread (and reuse key) is this run's own
+    thread_id = f"{sha256[:16]}-u{n}" + (f"-{uuid.uuid4().hex[:8]}" if run.store_url else "")
     if index is not None:
         with persistent_graph(run, ctx) as graph:
             put_index(graph.store, thread_id, index)
