@@ -33,8 +33,11 @@ def in_flight(out: Path) -> str:
     db = out / ".chunker" / "checkpoints.sqlite"
     if not db.exists():
         return "start"
-    row = sqlite3.connect(db).execute(
-        "SELECT type, checkpoint FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+    try:
+        row = sqlite3.connect(db).execute(
+            "SELECT type, checkpoint FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+    except sqlite3.OperationalError:  # killed after the file was made, before the saver's tables
+        return "start"
     if row is None:
         return "start"
     cp = JsonPlusSerializer().loads_typed((row[0], row[1]))
