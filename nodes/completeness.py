@@ -18,7 +18,8 @@ def _ask(state: ChunkerState, runtime: Runtime[ChunkerSettings], task: str, node
     w = window_of(state, runtime)
     q = boundary_policy(w.cfg.chunking).question(w, task)
     user = prompts.render(q.task, window=q.window, lookahead=q.lookahead, **{**extra, **q.extra})
-    background = leaf_background(w.rs, w.cfg, state["leaf_count"], state.get("latest") or [], "completeness")
+    background = leaf_background(w.rs, w.cfg, state["leaf_count"], state.get("latest") or [], "completeness",
+                                 state["doc_id"])
     result = call_llm(w.cfg.llm, node=node, task=q.task, user=user, background=background,
                       writer=runtime.stream_writer, memo=w.rs, calls_dir=w.rs.calls_dir,
                       slots=w.rs.slots)

@@ -18,14 +18,14 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from chunker.background.policy import leaf_background
+from chunker.background.policy import context_policy, leaf_background
 from chunker.chunking.peel import leaf_structure
 from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.grounding.gate import grounded
 from chunker.nodes.common import emit, run_store
-from chunker.state.records import NodeRecord
+from chunker.state.records import LeafCut, NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
 from chunker.update.index import ReuseIndex, reuse_index
@@ -67,7 +67,8 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
     count, cursor = state["leaf_count"], state["cursor"]
     pending = [list(level) for level in state["pending"]]
     stats: dict[str, int] = {}
-    one_per_step = not index.patch and tree_strategy(state).sweeps
+    deferred = context_policy(cfg).defers_writing  # `source`: no sweep between leaves
+    one_per_step = not index.patch and tree_strategy(state).sweeps and not deferred
     while True:
         leaf = reusable_at({**state, "cursor": cursor}, runtime)
         if leaf is None:
@@ -75,12 +76,12 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         start, end = leaf["new"]
         original = text[start:end]
         record = _copied(leaf, count, original)
-        prev = rs.find_node(node_id(0, count - 1)) if count else None
+        prev = _before(rs, count, deferred)
         if (prev is None) != (index.predecessor(leaf["id"]) is None) or (
                 prev is not None and prev.origin != index.predecessor(leaf["id"])):
             # the text before it changed: its rewrite must still be supported by what it is shown now
             latest = index.latest_ids(cursor) if index.patch else state.get("latest") or []
-            background = leaf_background(rs, cfg, count, latest, "rewrite")
+            background = leaf_background(rs, cfg, count, latest, "rewrite", state["doc_id"])
             if record.rewrite_kept and not grounded(cfg.grounding, "rewrite", record.rewritten,
                                                     [original, background], stats, None, calls_dir=None):
                 stats["update.leaves.regrounded_redone"] = stats.get("update.leaves.regrounded_redone", 0) + 1
@@ -88,6 +89,9 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
                     "rejoin_end": end, "rejoin_origin": leaf["id"], **_latest(index, cursor)}
             stats["update.leaves.regrounded_kept"] = stats.get("update.leaves.regrounded_kept", 0) + 1
         rs.put_node(record)
+        if deferred:  # written already: the leaf's cut says so, and shows its text to the next
+            LeafCut(index=count, span=record.span, outcome=record.boundary, forced=record.forced_split,
+                    origin=record.origin, reused=True).save(rs)
         pending[0].append([record.id, record.summary_tokens])
         stats["leaves"] = stats.get("leaves", 0) + 1
         stats["update.leaves.copied"] = stats.get("update.leaves.copied", 0) + 1
@@ -96,6 +100,14 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
             break
     emit(runtime, {"event": "progress", "cursor": cursor, "total": state["doc_chars"], "leaves": count})
     return _done(state, count, cursor, pending, stats)
+
+
+def _before(rs: RunStore, count: int, deferred: bool) -> NodeRecord | LeafCut | None:
+    """The leaf before the cursor (its `origin` says which old passage it is): its record,
+    or under `source`, where it may not be written yet, its cut."""
+    if not count:
+        return None
+    return LeafCut.load(rs, count - 1) if deferred else rs.find_node(node_id(0, count - 1))
 
 
 def _latest(index: ReuseIndex, cursor: int) -> dict:

@@ -1,6 +1,14 @@
-"""rewrite_chunk: the chunk as a self-sufficient rewritten text, stored beside its original."""
+"""rewrite_chunk: the chunk as a self-sufficient rewritten text, stored beside its original.
+
+The work itself is `rewrite_leaf`, a function of the leaf (index, span, how it was cut) and
+its background: `background.context: written` calls it from rewrite_chunk as the cursor
+reads, `source` from write_leaf once every leaf is cut (`nodes/write_leaf.py`).
+"""
 
 from __future__ import annotations
+
+import threading
+from collections.abc import Callable
 
 from langgraph.runtime import Runtime
 
@@ -14,29 +22,44 @@ from chunker.nodes.common import run_store
 from chunker.grounding.gate import grounded
 from chunker.document.pdf_pages import chunk_pages, text_without_notes
 from chunker.chunking.peel import leaf_structure
-from chunker.state.records import NodeRecord
+from chunker.state.records import LeafCut, NodeRecord
 from chunker.state.schema import ChunkerState
-from chunker.state.store import node_id
+from chunker.state.store import RunStore, node_id
+
+_PAGES = threading.Lock()
+"""PyMuPDF is not thread-safe: leaves written in parallel render their pages one at a time."""
 
 
 def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
     rs = run_store(state, runtime)
-    text = rs.units(state["doc_id"]).text
-    start, end = state["cursor"], state["chunk_end"]
+    cut = LeafCut(index=state["leaf_count"], span=(state["cursor"], state["chunk_end"]),
+                  outcome=state.get("chunk_outcome"), forced=bool(state.get("forced")),
+                  origin=state.get("rejoin_origin"))  # an update's old passage, written again
+    background = leaf_background(rs, cfg, cut.index, state.get("latest") or [], "rewrite",
+                                 state["doc_id"])
+    return {"stats": rewrite_leaf(cfg, rs, state["doc_id"], cut, background, runtime.stream_writer)}
+
+
+def rewrite_leaf(cfg: ChunkerSettings, rs: RunStore, doc_id: str, cut: LeafCut, background: str,
+                 writer: Callable[[dict], None] | None) -> dict[str, int]:
+    """Rewrite leaf `cut.index` (its text `cut.span`) given `background`, ground it, and store
+    its record (the summary still to come: `summarize_leaf`); returns the counts."""
+    text = rs.units(doc_id).text
+    start, end = cut.span
     original = text[start:end]
     asked = cfg.llm.asks("rewrite")
     combined = cfg.llm.combine_rewrite_and_summary and cfg.llm.asks("summary")
     task = "rewrite_summarize" if combined else "rewrite"
     original_tokens = count_tokens(original)
-    background = leaf_background(rs, cfg, state["leaf_count"], state.get("latest") or [], "rewrite")
-    leaf = leaf_structure(rs, state["doc_id"], start, end)  # Markdown: heading path, kind
-    pdf = chunk_pages(cfg, (start, end), rs.out_dir)  # PDF runs: pages, scan flags, images for the vision model
+    leaf = leaf_structure(rs, doc_id, start, end)  # Markdown: heading path, kind
+    with _PAGES:  # PDF runs: pages, scan flags, images for the vision model
+        pdf = chunk_pages(cfg, (start, end), rs.out_dir)
     if asked:
         result = call_llm(cfg.llm, node="rewrite_chunk", task=task,
                           user=pdf.preamble + prompts.render(task, chunk=original, header_path=leaf.path_line()),
                           background=background,
-                          writer=runtime.stream_writer, memo=rs, images=pdf.images, model=pdf.model,
+                          writer=writer, memo=rs, images=pdf.images, model=pdf.model,
                           max_output_tokens=int(1.3 * original_tokens) + 96, calls_dir=rs.calls_dir,
                           slots=rs.slots)
     else:  # the profile's model never writes a usable rewrite: the original is the text
@@ -64,17 +87,17 @@ def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats["kept.rewrite"] = 1
     if leaf.table_header and not rewritten.startswith(leaf.table_header):
         rewritten = leaf.table_header + rewritten  # a split table's later part: its header again
-    index = state["leaf_count"]
+    index = cut.index
     rs.put_node(NodeRecord(
         id=node_id(0, index), level=0, index=index, span=(start, end), original=original,
         rewritten=rewritten, rewritten_tokens=count_tokens(rewritten), tokens=original_tokens,
-        forced_split=bool(state.get("forced")), boundary=state.get("chunk_outcome"),
+        forced_split=cut.forced, boundary=cut.outcome,
         rewrite_kept=kept, call_id=result.log_id,
         # combined mode: summarize_chunk validates these instead of asking again
         summary_hint=getattr(result.parsed, "summary", "") or "",
         slug_hint=getattr(result.parsed, "slug", "") or "",
         pages=pdf.pages, scanned_pages=pdf.scanned,
         kind=leaf.kind, header_path=list(leaf.header_path) if leaf.kind else None,
-        origin=state.get("rejoin_origin"),  # an update's old passage, written again
+        origin=cut.origin,
     ))
-    return {"stats": stats}
+    return stats

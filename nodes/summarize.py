@@ -6,10 +6,13 @@ record's `summary_hint`, which it never overwrites, so a re-run after a crash co
 exactly what the first run counted.
 
 This is the end of a leaf's life in phase 1. The aggregation sweep plugs in right
-after it (`check_aggregation`).
+after it (`check_aggregation`). The work itself is `summarize_leaf`, which write_leaf
+calls too under `background.context: source` (`nodes/write_leaf.py`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from langgraph.runtime import Runtime
 
@@ -22,14 +25,38 @@ from chunker.grounding import extractive_summary
 from chunker.document.prose import cap_text, clean_line
 from chunker.nodes.common import emit, run_store
 from chunker.grounding.gate import grounded
+from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
-from chunker.state.store import node_id
+from chunker.state.store import RunStore, node_id
 
 
 def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
     rs = run_store(state, runtime)
     index = state["leaf_count"]
+    record, stats = summarize_leaf(
+        cfg, rs, index,
+        lambda: leaf_background(rs, cfg, index, state.get("latest") or [], "summarize", state["doc_id"]),
+        runtime.stream_writer)
+    pending = [list(level) for level in state["pending"]]
+    pending[0].append([record.id, record.summary_tokens])
+    emit(runtime, {"event": "progress", "cursor": state["chunk_end"], "total": state["doc_chars"],
+                   "leaves": index + 1})
+    return {
+        "cursor": state["chunk_end"],
+        "window_end": None,
+        "chunk_end": None,
+        "leaf_count": index + 1,
+        "pending": pending,
+        "stats": stats,
+    }
+
+
+def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: Callable[[], str],
+                   writer: Callable[[dict], None] | None) -> tuple[NodeRecord, dict[str, int]]:
+    """Summarise leaf `index` (its rewritten record in the store), ground the summary, and
+    store the finished record; `background()` is asked only when a call is made. Returns
+    the record and the counts."""
     record = rs.get_node(node_id(0, index))
     asked = cfg.llm.asks("summary")
     if not asked:  # the profile's model never writes a usable summary
@@ -37,10 +64,9 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     elif cfg.llm.combine_rewrite_and_summary and cfg.llm.asks("rewrite"):  # the rewrite call answered
         summary, slug_hint, stats, log_id = record.summary_hint, record.slug_hint, {}, record.call_id
     else:
-        background = leaf_background(rs, cfg, index, state.get("latest") or [], "summarize")
         result = call_llm(cfg.llm, node="summarize_chunk", task="summarize",
                           user=prompts.render("summarize", chunk=record.rewritten),
-                          background=background, writer=runtime.stream_writer, memo=rs,
+                          background=background(), writer=writer, memo=rs,
                           calls_dir=rs.calls_dir, slots=rs.slots)
         stats = dict(result.stats)
         summary = result.parsed.summary if result.parsed else ""
@@ -62,17 +88,5 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),
                                        "slug_hint": slug_hint, "summary_kept": kept})
     rs.put_node(record)
-
-    pending = [list(level) for level in state["pending"]]
-    pending[0].append([record.id, record.summary_tokens])
     stats["leaves"] = 1
-    emit(runtime, {"event": "progress", "cursor": state["chunk_end"], "total": state["doc_chars"],
-                   "leaves": index + 1})
-    return {
-        "cursor": state["chunk_end"],
-        "window_end": None,
-        "chunk_end": None,
-        "leaf_count": index + 1,
-        "pending": pending,
-        "stats": stats,
-    }
+    return record, stats

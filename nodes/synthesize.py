@@ -5,9 +5,15 @@ aggregation. A block of level `synthesize_full_text_levels` or below is synthesi
 from its children's full rewritten texts (whole items, while they fit half the model's
 window; the rest by their summaries); higher blocks from their children's summaries,
 which already condense everything below them and keep prompts small.
+
+The block itself is `write_block`, and its place in the levels' bookkeeping `placed`:
+under `background.context: source` a sweep's groups are written by parallel tasks with
+the same two functions (`nodes/synthesize_groups.py`).
 """
 
 from __future__ import annotations
+
+from collections.abc import Callable
 
 from langgraph.runtime import Runtime
 
@@ -18,7 +24,7 @@ from chunker.document.tokens import count_tokens
 from chunker.nodes.common import run_store
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
-from chunker.state.store import node_id
+from chunker.state.store import RunStore, node_id
 
 
 def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -26,35 +32,54 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     rs = run_store(state, runtime)
     level = state["agg_level"] + 1
     group, rest = state["groups_todo"][0], state["groups_todo"][1:]
+    background = block_background(rs, cfg.background, level - 1, list(state.get("latest") or []))
+    record, stats = write_block(cfg, rs, level, next_index(state, level), group, background,
+                                runtime.stream_writer)
+    return {"groups_todo": rest, **placed(state, level, [record]), "stats": stats}
+
+
+def next_index(state: ChunkerState, level: int) -> int:
+    """The number the next block of `level` gets."""
+    counts = state["block_counts"]
+    return counts[level] if level < len(counts) else 0
+
+
+def write_block(cfg: ChunkerSettings, rs: RunStore, level: int, index: int, group: list[str],
+                background: str, writer: Callable[[dict], None] | None) -> tuple[NodeRecord, dict[str, int]]:
+    """Synthesise the block `node_id(level, index)` over the records `group`, given
+    `background`, and store it; returns its record and the counts."""
     children = [rs.get_node(cid) for cid in group]
-    latest = list(state.get("latest") or [])
-    background = block_background(rs, cfg.background, level - 1, latest)
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
     made = synthesize(cfg, children, node="synthesize_block", background=background,
                       full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots,
-                      writer=runtime.stream_writer)
+                      writer=writer)
     stats, block_text, summary = made.stats, made.text, made.summary
+    record = NodeRecord(
+        id=node_id(level, index), level=level, index=index,
+        span=(children[0].span[0], children[-1].span[1]), children=[c.id for c in children],
+        rewritten=block_text, rewritten_tokens=count_tokens(block_text), tokens=count_tokens(block_text),
+        summary=summary, summary_tokens=count_tokens(summary), summary_kept=made.summary_kept,
+        call_id=made.log_id, slug_hint=made.slug_hint,
+    )
+    rs.put_node(record)
+    stats[f"blocks.L{level}"] = 1
+    return record, stats
 
+
+def placed(state: ChunkerState, level: int, blocks: list[NodeRecord]) -> dict:
+    """The levels' bookkeeping once `blocks` (new blocks of `level`, in order) are written:
+    each is pending on its level and counted, the last is the level's latest."""
     counts = list(state["block_counts"])
     pending = [list(items) for items in state["pending"]]
+    latest = list(state.get("latest") or [])
     while len(counts) <= level:
         counts.append(0)
     while len(pending) <= level:
         pending.append([])
     while len(latest) <= level:
         latest.append(None)
-    nid = node_id(level, counts[level])
-    summary_tokens = count_tokens(summary)
-    rs.put_node(NodeRecord(
-        id=nid, level=level, index=counts[level],
-        span=(children[0].span[0], children[-1].span[1]), children=[c.id for c in children],
-        rewritten=block_text, rewritten_tokens=count_tokens(block_text), tokens=count_tokens(block_text),
-        summary=summary, summary_tokens=summary_tokens, summary_kept=made.summary_kept,
-        call_id=made.log_id, slug_hint=made.slug_hint,
-    ))
-    counts[level] += 1
-    pending[level].append([nid, summary_tokens])
-    latest[level] = nid
-    stats[f"blocks.L{level}"] = 1
-    return {"groups_todo": rest, "block_counts": counts, "pending": pending, "latest": latest,
-            "stats": stats}
+    for record in blocks:
+        counts[level] += 1
+        pending[level].append([record.id, record.summary_tokens])
+        latest[level] = record.id
+    return {"block_counts": counts, "pending": pending, "latest": latest}

@@ -1,10 +1,12 @@
-"""Typed store records: what the store holds for each tree node and for the document.
+"""Typed store records: what the store holds for each tree node, each cut leaf and the document.
 
 Records are written whole by the node that creates them and read back as models, so a
 missing field is a bug that fails loudly instead of a silent `.get` default.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar, Protocol
 
 from pydantic import BaseModel, Field
 
@@ -67,3 +69,44 @@ class NodeRecord(BaseModel):
         if self.original is not None and (not self.rewrite_kept or self.tokens < self.rewritten_tokens):
             return self.original, self.tokens
         return self.rewritten, self.rewritten_tokens
+
+
+class ValueStore(Protocol):
+    """Where small per-run values live (the run's `RunStore`)."""
+
+    def get_value(self, kind: str, key: str) -> dict | None: ...
+
+    def put_value(self, kind: str, key: str, value: dict) -> None: ...
+
+
+class LeafCut(BaseModel):
+    """A leaf as the cursor cut it, before it is written (`background.context: source`).
+
+    Under `source` the cursor only decides where leaves end; their rewrites and summaries
+    are written after it reached the end, all at once. What the cut decided is kept here,
+    one record per leaf, so that the state holds counters only and a later call can show
+    the source before its leaf (`span`) without waiting for any model output."""
+
+    KIND: ClassVar[str] = "leaf_cuts"
+
+    index: int
+    span: tuple[int, int]
+    outcome: str | None = None
+    """How the leaf's end was chosen (`NodeRecord.boundary`)."""
+    forced: bool = False
+    origin: str | None = None
+    """An update's old passage this leaf is (`NodeRecord.origin`)."""
+    reused: bool = False
+    """Copied by an update as it was: already written, nothing to write."""
+
+    @staticmethod
+    def key(index: int) -> str:
+        return f"{index:05d}"
+
+    @classmethod
+    def load(cls, values: ValueStore, index: int) -> "LeafCut | None":
+        raw = values.get_value(cls.KIND, cls.key(index))
+        return None if raw is None else cls.model_validate(raw)
+
+    def save(self, values: ValueStore) -> None:
+        values.put_value(self.KIND, self.key(self.index), self.model_dump(mode="json"))

@@ -101,6 +101,36 @@ class ChunkerState(TypedDict, total=False):
     """In the second case, the old leaf's id: the passage rewritten again keeps it."""
     patch_todo: list[str]
     """Blocks of the patched tree still to synthesise, bottom up (one per step)."""
+    # background.context: source (see chunker/background/policy.py)
+    replayed: int
+    """After the leaves were written: how many of them the levels' sweeps were fed so far,
+    in leaf order, as the cursor would have fed them (`nodes/replay.py`)."""
     # bookkeeping
     stats: Annotated[dict[str, int], add_counts]
     tree: dict | None
+
+
+class LeafJob(TypedDict):
+    """What one `write_leaf` task is sent (`background.context: source`): which leaf of which
+    run. Its cut (span, outcome) is in the store (`LeafCut`)."""
+
+    run_key: str
+    doc_id: str
+    leaf: int
+
+
+class GroupJob(TypedDict):
+    """What one `synthesize_group` task is sent: a group of a sweep, the id it is written
+    under (its place in the sweep, never its completion order), and what it may be shown."""
+
+    run_key: str
+    level: int
+    """The new block's level."""
+    index: int
+    """The new block's number on its level (`node_id(level, index)`)."""
+    group: list[str]
+    sibling: list[str] | None
+    """The preceding group of the same sweep (None for the first): its children's summaries
+    stand in for its synthesis, not written yet."""
+    latest: list[str | None]
+    """The latest block of each level when the sweep began."""
