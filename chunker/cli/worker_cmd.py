@@ -74,7 +74,9 @@ def queue_corpus(run_dir, meta: dict, workers: int, *, started: float, quiet: bo
 
     url = run_dir.store_url
     left_out = {s["rel"] for s in meta["skipped"]}
-    indices = [i for i, d in enumerate(meta["documents"]) if d["rel"] not in left_out]
+    # the longest first, as a local run orders them: no long chain left to run alone at the end
+    indices = sorted((i for i, d in enumerate(meta["documents"]) if d["rel"] not in left_out),
+                     key=lambda i: -meta["documents"][i]["size"])
     with open_postgres(url) as pg:
         queue.save_corpus(pg.store, meta, run_dir.path)
     queued = queue.enqueue(url, meta, indices)

@@ -119,7 +119,10 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
                   "files": done["files"], "total": len(units), "bytes": done["bytes"],
                   "bytes_total": total_bytes, "leaves": record["stats"].get("leaves", 0)})
 
-        run_all([i for i, u in enumerate(units) if u.rel not in left_out], work, slots.limit)
+        # the longest first: a long document's calls are a chain, so started last it would run
+        # alone at the end while the cap's other slots idle (the order changes no record)
+        todo = sorted((i for i, u in enumerate(units) if u.rel not in left_out), key=lambda i: -units[i].size)
+        run_all(todo, work, slots.limit)
         skipped.sort(key=lambda s: order.get(s["rel"], -1))  # as found, whatever finished first
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")
