@@ -11,6 +11,9 @@ removed. PostgreSQL refuses to run as root, so as root every server command runs
     with ThrowawayPostgres() as pg:
         url = pg.create_database("bench")   # postgresql://postgres@/bench?host=SOCK&port=P
 
+`stop(keep=True)` stops the server but keeps its folder, and `start()` then brings the same
+server back (its data, socket and port): how a test loses the database mid-run and gets it back.
+
 psycopg is imported only by `create_database`, so this module loads without the
 [postgres] extra (the test fixture can then skip with a reason instead of failing to import).
 """
@@ -97,7 +100,11 @@ class ThrowawayPostgres:
         return proc
 
     def start(self) -> ThrowawayPostgres:
-        initdb, pg_ctl = _binary("initdb"), _binary("pg_ctl")
+        """Set up and start a new server, or start again the one `stop(keep=True)` stopped."""
+        if self.root is not None:  # kept by stop(keep=True): the same data, socket and port
+            self._pg_ctl_start()
+            return self
+        initdb, _ = _binary("initdb"), _binary("pg_ctl")  # both there, before anything is made
         self.root = Path(tempfile.mkdtemp(prefix="chunker-pg-", dir=self.base_dir))
         try:
             self.socket_dir.mkdir()
@@ -111,15 +118,20 @@ class ThrowawayPostgres:
                 self._as_postgres = ["runuser", "-u", "postgres", "--"]
             self._run(initdb, "-D", str(self.data_dir), "--auth=trust", "-U", "postgres",
                       "-E", "UTF8", "--no-sync", "--no-instructions")
-            self._run(pg_ctl, "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
-                      "-w", "-t", str(self.start_timeout_s),
-                      "-o", f"{_SETTINGS} -k {self.socket_dir} -p {self.port}", "start")
+            self._pg_ctl_start()
         except BaseException:
             self._remove()
             raise
         return self
 
-    def stop(self) -> None:
+    def _pg_ctl_start(self) -> None:
+        self._run(_binary("pg_ctl"), "-D", str(self.data_dir), "-l", str(self.root / "server.log"),
+                  "-w", "-t", str(self.start_timeout_s),
+                  "-o", f"{_SETTINGS} -k {self.socket_dir} -p {self.port}", "start")
+
+    def stop(self, *, keep: bool = False) -> None:
+        """Stop the server at once (its clients see their connections drop); with `keep`, its
+        folder stays for `start()` to bring it back, else the folder is removed."""
         if self.root is None:
             return
         try:
@@ -127,7 +139,8 @@ class ThrowawayPostgres:
                 subprocess.run([*self._as_postgres, _binary("pg_ctl"), "-D", str(self.data_dir),
                                 "stop", "-m", "immediate", "-w"], capture_output=True, timeout=60)
         finally:
-            self._remove()
+            if not keep:
+                self._remove()
 
     def _remove(self) -> None:
         if self.root is not None:

@@ -14,6 +14,9 @@ before the minimum size), `incomplete` (answers "not complete"), `invalid_json`,
 `bad_groups` (an invalid grouping: singleton, skip, reorder or duplicate),
 `oversize` (one group with everything). `fail_calls` raises on given call numbers
 (1-based, per model instance), which is how tests inject a crash at the k-th call.
+`raise_on=TEXT` raises a RuntimeError (not transient, so never retried by the graph) on
+every call whose prompt contains TEXT: a document holding TEXT fails however often it is
+tried, while the rest of a corpus goes on.
 
 `MODE_FAULTS` says which faults act in which boundary mode. A number cannot be
 misquoted, start inside a word or name a cut before the minimum (every offered cut is
@@ -61,6 +64,10 @@ class ScriptedTransientError(ConnectionError):
     """Raised by the `error` fault and by `fail_calls`: looks like a dropped connection."""
 
 
+class ScriptedPermanentError(RuntimeError):
+    """Raised by `raise_on`: a failure that no retry mends."""
+
+
 class ScriptedChatModel(JsonSchemaChatModel):
     """Deterministic stand-in for an LLM (tests, benchmarks, Studio demos)."""
 
@@ -80,6 +87,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
     """Answer this context for every rewrite (unfaithful-rewrite tests)."""
     counter_file: str | None = None
     """Append one line per call to this file, so a test can count calls across processes."""
+    raise_on: str | None = None
+    """Raise ScriptedPermanentError on every call whose prompt contains this text."""
 
     _calls: int = PrivateAttr(default=0)
     _fired: Counter = PrivateAttr(default_factory=Counter)
@@ -111,7 +120,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
                 kwargs[key] = int(value)
             elif key == "delay_ms":
                 kwargs[key] = float(value)
-            elif key in ("slug", "summary", "rewrite", "counter_file"):
+            elif key in ("slug", "summary", "rewrite", "counter_file", "raise_on"):
                 kwargs[key] = value
             else:
                 raise ValueError(f"unknown scripted-model option {key!r}")
@@ -137,6 +146,8 @@ class ScriptedChatModel(JsonSchemaChatModel):
         prompt = "\n".join(str(m.content) for m in messages)
         if number in self.fail_calls:
             raise ScriptedTransientError(f"scripted failure on call {number}")
+        if self.raise_on and self.raise_on in prompt:
+            raise ScriptedPermanentError(f"scripted failure: the prompt holds {self.raise_on!r}")
         # the text parts of a multi-part message (text and page images)
         text = self._answer(task, prompt, content_text(messages[-1].content) if messages else "")
         # Usage in the chunker's own token counts (cl100k), so that benchmark figures such
