@@ -7,6 +7,7 @@ their command line, where `ps` would show its password.
 
 from __future__ import annotations
 
+import logging
 import os
 import subprocess
 import sys
@@ -37,13 +38,26 @@ def worker_command(
     at a time, resumed from its checkpoint if a worker died on it, and the worker that
     finishes the last one writes the corpus's tree to its OUT."""
     from chunker.corpus.worker import work
+    from chunker.persistence.store_url import redact
 
     setup_logging(quiet, verbose)
+    if not verbose:  # the queue's and the pools' own retries and tracebacks: one line says it
+        for name in ("procrastinate", "psycopg.pool", "asyncio"):
+            logging.getLogger(name).setLevel(logging.CRITICAL)
     if store is None:
         raise fail(f"--store URL (or {STORE_ENV}) is required", 2)
     url = checked_store(store)
+
+    def lost(reason: str) -> None:
+        # at once: the pools would wait out their timeouts one after another; the document
+        # in hand keeps its checkpoint and its job is requeued once the database is back
+        fail(f"lost the store {redact(url)}: {reason}; start `chunker worker` again once it is back "
+             "(documents resume from their checkpoints)", EXIT_FAILED)
+        sys.stderr.flush()
+        os._exit(EXIT_FAILED)
+
     try:
-        work(url, exit_when_idle=exit_when_idle, name=f"chunker-{os.getpid()}")
+        work(url, exit_when_idle=exit_when_idle, on_lost=lost, name=f"chunker-{os.getpid()}")
     except KeyboardInterrupt:
         raise fail("interrupted; the document in hand resumes from its checkpoint on the next worker",
                    EXIT_FAILED)

@@ -21,7 +21,7 @@ from typing import Callable
 from chunker import __version__
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_nodes
-from chunker.corpus.fanout import run_all
+from chunker.corpus.fanout import longest_first, run_all
 from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
 from chunker.corpus.model import DocInfo, Discovery
 from chunker.corpus.plan import build_plan
@@ -119,14 +119,14 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
                   "files": done["files"], "total": len(units), "bytes": done["bytes"],
                   "bytes_total": total_bytes, "leaves": record["stats"].get("leaves", 0)})
 
-        # the longest first: a long document's calls are a chain, so started last it would run
-        # alone at the end while the cap's other slots idle (the order changes no record)
-        todo = sorted((i for i, u in enumerate(units) if u.rel not in left_out), key=lambda i: -units[i].size)
+        todo = longest_first([i for i, u in enumerate(units) if u.rel not in left_out],
+                             [u.size for u in units], slots.limit)
         run_all(todo, work, slots.limit)
         skipped.sort(key=lambda s: order.get(s["rel"], -1))  # as found, whatever finished first
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")
-        result = assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit)
+        result = assemble(run, ctx, generation, units, records, skipped, graph.store, cs, previous, emit,
+                          slots=slots)
     elapsed = time.perf_counter() - started
     generation.save(status="finished", finished_at=now(), skipped=skipped,
                     wall_s=round(generation.meta.get("wall_s", 0) + elapsed, 3), stats=result.stats)
@@ -162,7 +162,7 @@ class Generation:
 
 def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: list[Unit],
               records: dict[str, dict], skipped: list[dict], store, cs: CorpusStore,
-              previous: CorpusStore | None, emit) -> CorpusResult:
+              previous: CorpusStore | None, emit, slots: CallSlots | None = None) -> CorpusResult:
     meta = generation.meta
     root = Path(meta["root"])
     title = root.name or "corpus"
@@ -184,7 +184,7 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
                           summary_tokens=count_tokens(doc.summary), rewritten=doc.rewritten,
                           rewritten_tokens=count_tokens(doc.rewritten))
     builder = UpperBuilder(ctx, cs, title, calls_dir=run.calls_target(meta["corpus_key"]), writer=emit,
-                           previous=previous)
+                           previous=previous, slots=slots or CallSlots(concurrency_of(ctx)))
     root_item = builder.build(plan, items)
     parts.extend(upper_nodes(builder.nodes))
     for rel in rels:

@@ -14,6 +14,7 @@ document's failure: the job stops, and the document is taken up again once it is
 from __future__ import annotations
 
 import asyncio
+import logging
 import zlib
 from pathlib import Path
 from typing import Callable
@@ -21,6 +22,7 @@ from typing import Callable
 from chunker.corpus import queue
 
 Emit = Callable[[dict], None]
+log = logging.getLogger(__name__)
 
 
 def document_job(url: str, emit: Emit | None = None):
@@ -63,6 +65,8 @@ def document_job(url: str, emit: Emit | None = None):
                 msg = " ".join(str(exc).split())[:300]
                 cs.put_value("failed", unit.key, {"rel": unit.rel,
                                                   "reason": f"failed: {type(exc).__name__}: {msg}"})
+                log.warning("%s failed %d times, the last with %s: %s", unit.rel, queue.RETRIES + 1,
+                            type(exc).__name__, msg)
                 finish_if_last(run, ctx, meta, graph, emit)
                 raise
             finish_if_last(run, ctx, meta, graph, emit)
@@ -127,31 +131,68 @@ def finish_if_last(run, ctx, meta: dict, graph, emit: Emit | None) -> bool:
             conn.execute("SELECT pg_advisory_unlock(%s)", (key,))
 
 
-def work(url: str, *, exit_when_idle: bool, emit: Emit | None = None, name: str | None = None) -> None:
-    """Take jobs until the queue is empty and no worker is on one (`exit_when_idle`), or forever."""
+LOST_AFTER = 2
+"""Heartbeats in a row the database must miss before the worker takes it for lost."""
+
+
+def work(url: str, *, exit_when_idle: bool, on_lost: Callable[[str], None], emit: Emit | None = None,
+         name: str | None = None) -> None:
+    """Take jobs until the queue is empty and no worker is on one (`exit_when_idle`), or forever.
+    `on_lost(reason)` is called (and must not return) when the database stops answering."""
     app = queue.make_app(url, document_job(url, emit))
     queue.ensure_schema(url, app)
-    asyncio.run(_work(app, exit_when_idle, name))
+    asyncio.run(_work(app, url, exit_when_idle, name, on_lost))
 
 
-async def _work(app, exit_when_idle: bool, name: str | None) -> None:
-    async with app.open_async():
-        while True:
-            await queue.requeue_stalled(app)
-            reaper = asyncio.create_task(_reap(app))
-            try:
-                await app.run_worker_async(
-                    queues=[queue.QUEUE], wait=not exit_when_idle, concurrency=1, name=name,
-                    update_heartbeat_interval=queue.HEARTBEAT_S,
-                    stalled_worker_timeout=queue.STALLED_AFTER_S, fetch_job_polling_interval=1.0,
-                    install_signal_handlers=True)
-            finally:
-                reaper.cancel()
-            # idle: done, unless a job is still running somewhere (it may be a dead worker's,
-            # which goes back to the queue once its heartbeat is old enough)
-            if not exit_when_idle or not await queue.unfinished(app):
-                return
-            await asyncio.sleep(queue.HEARTBEAT_S)
+async def _work(app, url: str, exit_when_idle: bool, name: str | None, on_lost) -> None:
+    watch = asyncio.create_task(_watch(url, on_lost))
+    try:
+        async with app.open_async():
+            await _take_jobs(app, exit_when_idle, name)
+    finally:
+        watch.cancel()
+
+
+async def _watch(url: str, on_lost) -> None:
+    """Every heartbeat, ask the database for a trivial answer; when it has missed
+    `LOST_AFTER` in a row, the worker is lost without it: `on_lost` ends it at once. Its
+    document keeps its checkpoint, and its job goes back to the queue (as a killed worker's)
+    once the database is back; waiting on the pools' own timeouts would take minutes."""
+    from chunker.persistence.store_url import StoreUnavailable, connect
+
+    def probe() -> None:
+        with connect(url, timeout_s=queue.HEARTBEAT_S) as conn:
+            conn.execute("SELECT 1")
+
+    missed = 0
+    while True:
+        await asyncio.sleep(queue.HEARTBEAT_S)
+        try:
+            await asyncio.to_thread(probe)
+            missed = 0
+        except Exception as exc:  # StoreUnavailable, or the connection dropped mid-query
+            missed += 1
+            if missed >= LOST_AFTER:
+                on_lost(str(exc) if isinstance(exc, StoreUnavailable) else " ".join(str(exc).split())[:200])
+
+
+async def _take_jobs(app, exit_when_idle: bool, name: str | None) -> None:
+    while True:
+        await queue.requeue_stalled(app)
+        reaper = asyncio.create_task(_reap(app))
+        try:
+            await app.run_worker_async(
+                queues=[queue.QUEUE], wait=not exit_when_idle, concurrency=1, name=name,
+                update_heartbeat_interval=queue.HEARTBEAT_S,
+                stalled_worker_timeout=queue.STALLED_AFTER_S, fetch_job_polling_interval=1.0,
+                install_signal_handlers=True)
+        finally:
+            reaper.cancel()
+        # idle: done, unless a job is still running somewhere (it may be a dead worker's,
+        # which goes back to the queue once its heartbeat is old enough)
+        if not exit_when_idle or not await queue.unfinished(app):
+            return
+        await asyncio.sleep(queue.HEARTBEAT_S)
 
 
 async def _reap(app) -> None:
