@@ -15,6 +15,7 @@ from chunker import prompts
 from chunker.aggregation.groups import break_hints, grouping_problem
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.store import CorpusStore
+from chunker.state.slots import CallSlots
 from chunker.document.prose import clean_line
 from chunker.embeddings import get_embeddings, split_at_dips, summary_dips
 from chunker.llm.invoke import call_llm
@@ -23,7 +24,8 @@ from chunker.state.schema import add_counts
 
 def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequence[str], *,
                 background: str, calls_dir: str | None, writer=None, ids: Sequence[str] = (),
-                previous: CorpusStore | None = None, shaped_by: str = "") -> tuple[list[list[int]], dict[str, int]]:
+                previous: CorpusStore | None = None, shaped_by: str = "",
+                slots: CallSlots | None = None) -> tuple[list[list[int]], dict[str, int]]:
     """Contiguous groups of the indices of `summaries`, each of at least `min_group_size`.
 
     `previous`: an update's old corpus. Its grouping of the very same summaries holds as it
@@ -64,7 +66,8 @@ def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequ
                                   max_group_size=agg.max_group_size,
                                   hints=break_hints(dips, n, agg.max_group_size), nudge=nudge)
             result = call_llm(cfg.llm, node="corpus_group", task="group", user=user,
-                              background=background, writer=writer, memo=cs, calls_dir=calls_dir)
+                              background=background, writer=writer, memo=cs, calls_dir=calls_dir,
+                              slots=slots)
             stats = add_counts(stats, result.stats)
             proposed = result.parsed.groups if result.parsed else None
             problem = grouping_problem(proposed, n, agg.min_group_size)

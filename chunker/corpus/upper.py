@@ -17,12 +17,14 @@ from typing import Callable
 
 from chunker.aggregation.synthesis import synthesize
 from chunker.config.settings import ChunkerSettings
+from chunker.corpus.fanout import run_all
 from chunker.corpus.grouping import group_items
 from chunker.corpus.model import PlanNode
 from chunker.corpus.store import CorpusStore
 from chunker.document.tokens import count_tokens
 from chunker.grounding import document_overview
 from chunker.state.schema import add_counts
+from chunker.state.slots import CallSlots
 from chunker.update.signature import signature_of
 
 ROOT_ID = "F-root"
@@ -67,10 +69,13 @@ class UpperBuilder:
 
     def __init__(self, cfg: ChunkerSettings, cs: CorpusStore, corpus_title: str, *,
                  calls_dir: str | None, writer: Callable[[dict], None] | None = None,
-                 previous: CorpusStore | None = None):
+                 previous: CorpusStore | None = None, slots: CallSlots | None = None):
         """`previous`: an update's old corpus, whose syntheses and groupings of the very same
-        children are taken as they are."""
+        children are taken as they are. `slots`: the run's cap on calls in flight; sibling
+        folders are built at once, up to its limit (a folder's background is its path, never
+        a sibling's synthesis, so the order changes nothing)."""
         self.cfg, self.cs, self.corpus_title, self.previous = cfg, cs, corpus_title, previous
+        self.slots = slots
         sig = signature_of(cfg.public_dict())  # a memo holds only under what shaped it
         self.shaped_by = f"{sig['settings']['blocks']}:{sig['prompts']['blocks']}"
         self.calls_dir, self.writer = calls_dir, writer
@@ -85,8 +90,7 @@ class UpperBuilder:
 
     def _node(self, plan: PlanNode, documents: dict[str, Item], path: list[str]) -> UpperNode:
         here = path + ([plan.title] if plan.key else [])
-        items = [self._node(c, documents, here) if isinstance(c, PlanNode) else documents[c]
-                 for c in plan.children]
+        items = self._children(plan, documents, here)
         round_ = 0
         while len(items) > self.cfg.aggregation.max_group_size:
             grouped = self._grouped(plan, items, here, round_)
@@ -100,6 +104,28 @@ class UpperBuilder:
             round_ += 1
         name = plan.key[4:].rsplit("/", 1)[-1] if plan.key.startswith("dir:") else None
         return self._synthesised(plan.key, plan.title, plan.signal, items, here, name)
+
+    def _children(self, plan: PlanNode, documents: dict[str, Item], here: list[str]) -> list[Item]:
+        """The plan node's children as items: its documents, and its sub-plans built, each by a
+        builder of its own (several at once), then taken in order, as one builder would have."""
+        subplans = [i for i, c in enumerate(plan.children) if isinstance(c, PlanNode)]
+        limit = self.slots.limit if self.slots is not None else 1
+        if len(subplans) < 2 or limit < 2:
+            return [self._node(c, documents, here) if isinstance(c, PlanNode) else documents[c]
+                    for c in plan.children]
+        subs = {i: UpperBuilder(self.cfg, self.cs, self.corpus_title, calls_dir=self.calls_dir,
+                                writer=self.writer, previous=self.previous, slots=self.slots)
+                for i in subplans}
+        built: dict[int, UpperNode] = {}
+
+        def work(i: int) -> None:
+            built[i] = subs[i]._node(plan.children[i], documents, here)
+
+        run_all(subplans, work, limit)
+        for i in subplans:
+            self.nodes.extend(subs[i].nodes)
+            self._add(subs[i].stats)
+        return [built[i] if i in built else documents[c] for i, c in enumerate(plan.children)]
 
     def _grouped(self, plan: PlanNode, items: list[Item], path: list[str], round_: int) -> list[Item]:
         """Each run of consecutive loose documents (or groups of them) long enough to split
@@ -131,7 +157,7 @@ class UpperBuilder:
         groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in run],
                                     background=self._background(path), calls_dir=self.calls_dir,
                                     writer=self.writer, ids=[i.id for i in run], previous=self.previous,
-                                    shaped_by=self.shaped_by)
+                                    shaped_by=self.shaped_by, slots=self.slots)
         self._add(stats)
         out: list[Item] = []
         for g, members in enumerate(groups):
@@ -161,7 +187,8 @@ class UpperBuilder:
             if self.previous is not None:
                 self._add({"update.folders.redone": 1})
             made = synthesize(self.cfg, kids, node="synthesize_folder", background=self._background(path),
-                              full_budget=0, memo=self.cs, calls_dir=self.calls_dir, writer=self.writer)
+                              full_budget=0, memo=self.cs, calls_dir=self.calls_dir, writer=self.writer,
+                              slots=self.slots)
             summary, kept = made.summary, made.summary_kept
             if key == "" and not kept:  # the corpus's overview: drawn from all of its parts
                 summary = document_overview([k.summary for k in kids],
