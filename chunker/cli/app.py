@@ -7,8 +7,8 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 from __future__ import annotations
 
 import hashlib
-import uuid
 import time
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Optional
 
@@ -228,6 +228,7 @@ def resume(
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
         if max_concurrency is not None:  # how fast, not what: run.json's settings say it from now on
+            run_dir.acquire_lock()  # never rewrite the run.json of a run another process works on
             meta = run_dir.update_meta(**with_concurrency(meta, max_concurrency))
         if meta.get("kind") == "corpus":
             return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)

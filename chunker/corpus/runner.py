@@ -32,6 +32,7 @@ from chunker.corpus.upper import Item, UpperBuilder
 from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
 from chunker.output.writer import foreign_stems, write_tree
+from chunker.persistence.store_url import redact
 from chunker.runs.rundir import RunDir
 from chunker.runs.runner import concurrency_of, now, persistent_graph
 from chunker.state.slots import CallSlots
@@ -50,8 +51,6 @@ def corpus_meta(discovery: Discovery, ctx: ChunkerSettings, settings: dict, *, p
         used: set[str] = set()
         units = [Unit.of(f, document_key(f.rel, used)) for f in discovery.files]
     units = [u for u in units if toc is None or u.rel != toc.source]
-    from chunker.persistence.store_url import redact
-
     return {**({"store": redact(store)} if store else {}),
             "kind": "corpus", "status": "running", "root": str(discovery.root),
             "paths": [str(p.resolve()) for p in paths], "model": ctx.llm.model, "config": ctx.flat_dict(),

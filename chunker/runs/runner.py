@@ -94,7 +94,8 @@ def settings_from_meta(meta: dict) -> ChunkerSettings:
 def new_meta(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str,
              store: str | None = None) -> dict:
     config = ctx.flat_dict()
-    return {**({"store": store} if store else {}),"status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
+    return {**({"store": store} if store else {}),  # the database, without its password
+            "status": "running", "source": doc_path, "source_sha256": doc_sha256, "model": ctx.llm.model,
             "config": config, "thread_id": thread_id, "tool_version": __version__,
             "started_at": now(), "finished_at": None}
 
