@@ -42,7 +42,7 @@ def worker_command(
 
     setup_logging(quiet, verbose)
     if not verbose:  # the queue's and the pools' own retries and tracebacks: one line says it
-        for name in ("procrastinate", "psycopg.pool", "asyncio"):
+        for name in ("procrastinate", "psycopg", "asyncio"):  # psycopg: its pools and its pipelines
             logging.getLogger(name).setLevel(logging.CRITICAL)
     if store is None:
         raise fail(f"--store URL (or {STORE_ENV}) is required", 2)
