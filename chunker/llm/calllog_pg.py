@@ -15,9 +15,9 @@ import threading
 import time
 
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
-from chunker.persistence.store_url import CONNECT_TIMEOUT_S, connect, setup_lock, unavailable
+from chunker.persistence.store_url import connect, open_pool, setup_lock
 
 TABLE = "chunker_calls"
 COLUMNS = ("id", "ts", "node", "task", "prompt", "response", "prompt_tokens", "completion_tokens",
@@ -57,14 +57,7 @@ def _pool(url: str) -> ConnectionPool:
             with connect(url) as conn, setup_lock(conn):  # StoreUnavailable, with the reason
                 for statement in _SCHEMA:
                     conn.execute(statement)
-            pool = ConnectionPool(url, min_size=1, max_size=4, open=False, name="chunker-calllog",
-                                  kwargs={"autocommit": True, "connect_timeout": CONNECT_TIMEOUT_S},
-                                  check=ConnectionPool.check_connection)
-            try:
-                pool.open(wait=True, timeout=2 * CONNECT_TIMEOUT_S)
-            except PoolTimeout as exc:
-                pool.close()
-                raise unavailable(url, exc) from None
+            pool = open_pool(url, name="chunker-calllog", max_size=4)
             if not _POOLS:
                 atexit.register(close_pools)
             _POOLS[url] = pool

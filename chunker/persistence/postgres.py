@@ -39,12 +39,12 @@ from langgraph.checkpoint.postgres import PostgresSaver
 from langgraph.store.postgres import PostgresStore
 import psycopg
 from psycopg.rows import dict_row
-from psycopg_pool import ConnectionPool, PoolTimeout
+from psycopg_pool import ConnectionPool
 
 from chunker.llm.calllog_pg import TABLE as CALLS_TABLE
 from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS
 from chunker.persistence.store_url import (CONNECT_TIMEOUT_S, StoreUnavailable, connect, is_store_url,
-                                           redact, setup_lock, unavailable)
+                                           open_pool, redact, setup_lock, unavailable)
 
 __all__ = ["PgBackend", "PruningPostgresSaver", "StoreUnavailable", "database_bytes", "is_store_url",
            "open_postgres", "redact"]
@@ -126,17 +126,8 @@ def open_postgres(url: str, *, pool_size: int = 8,
     # A first plain connection says *why* a server is unreachable (the pool only times out),
     # then holds the set-up lock while both classes create their tables.
     with connect(url, timeout_s=connect_timeout_s) as probe:
-        pool = ConnectionPool(
-            url, min_size=1, max_size=max(2, pool_size), open=False, name="chunker-store",
-            kwargs={"autocommit": True, "prepare_threshold": 0, "row_factory": dict_row,
-                    "connect_timeout": max(1, round(connect_timeout_s))},
-            # a worker outlives server restarts: hand out only connections that still answer
-            check=ConnectionPool.check_connection)
-        try:
-            pool.open(wait=True, timeout=2 * connect_timeout_s)
-        except PoolTimeout as exc:
-            pool.close()
-            raise unavailable(url, exc) from None
+        pool = open_pool(url, name="chunker-store", max_size=max(2, pool_size), timeout_s=connect_timeout_s,
+                         prepare_threshold=0, row_factory=dict_row)
         try:
             saver, store = PruningPostgresSaver(pool), PostgresStore(pool)
             with setup_lock(probe):

@@ -93,3 +93,20 @@ def setup_lock(conn: psycopg.Connection, *, timeout_s: float = 120.0) -> Iterato
         yield
     finally:
         conn.execute("SELECT pg_advisory_unlock(%s)", (SETUP_LOCK,))
+
+
+def open_pool(url: str, *, name: str, max_size: int, timeout_s: float = CONNECT_TIMEOUT_S, **kwargs):
+    """A psycopg pool of autocommit connections to `url`, open and checked (a worker outlives
+    server restarts: it hands out only connections that still answer), or StoreUnavailable
+    when no connection comes within twice `timeout_s`. `kwargs`: the connections' own."""
+    from psycopg_pool import ConnectionPool, PoolTimeout
+
+    pool = ConnectionPool(url, min_size=1, max_size=max_size, open=False, name=name,
+                          kwargs={"autocommit": True, "connect_timeout": max(1, round(timeout_s)), **kwargs},
+                          check=ConnectionPool.check_connection)
+    try:
+        pool.open(wait=True, timeout=2 * timeout_s)
+    except PoolTimeout as exc:
+        pool.close()
+        raise unavailable(url, exc) from None
+    return pool
