@@ -1,5 +1,11 @@
-"""The navigator graph: walk a finished tree from the root to the passage a question needs.
+"""The navigator graph: find in a finished tree the passages a question needs.
 
+    collapsed (default), no model:
+    start -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
+    collapsed, a model:
+    start -> choose_branch (the model picks one of the collapsed search's best branches)
+          -> choose_child ... as below, backtracking to the other branches
+    descend:
     start -> choose_child (LLM; embeddings when there is no model or its answer is unusable)
           -> ... descend ... -> read_leaf -> judge_leaf (LLM) -> [answered] finish
                                          -> [not answered] backtrack -> next-best branch
@@ -20,8 +26,8 @@ from langgraph.runtime import Runtime
 from langgraph.types import RetryPolicy
 
 from chunker.graph.build import llm_retry_policy
-from chunker.nodes.navigator import (backtrack, choose_child, finish, judge_leaf,
-                                           nav_settings, read_leaf, start, tree_of)
+from chunker.nodes.navigator import (backtrack, choose_branch, choose_child, finish, judge_leaf,
+                                     nav_settings, read_collapsed, read_leaf, start, tree_of)
 from chunker.state.navigator import NavigatorInput, NavigatorOutput, NavigatorState
 from chunker.navigation.settings import NavigatorSettings
 
@@ -30,8 +36,19 @@ def _descend(state: NavigatorState) -> Literal["read_leaf", "choose_child"]:
     return "read_leaf" if tree_of(state).is_leaf(state["current"]) else "choose_child"
 
 
-def after_start(state: NavigatorState) -> Literal["read_leaf", "choose_child"]:
-    """A one-leaf tree's root is its leaf: read it at once."""
+def after_start(state: NavigatorState, runtime: Runtime[NavigatorSettings]
+                ) -> Literal["read_collapsed", "choose_branch", "read_leaf", "choose_child"]:
+    """Collapsed search first (with a model: its best branches); a walk from the root in
+    `descend` mode. A one-leaf tree's root is its leaf: read it at once."""
+    cfg = nav_settings(runtime)
+    if tree_of(state).is_leaf(state["current"]) or cfg.mode == "descend":
+        return _descend(state)
+    return "read_collapsed" if cfg.model is None else "choose_branch"
+
+
+def after_branch(state: NavigatorState) -> Literal["read_leaf", "choose_child", "finish"]:
+    if state.get("status"):
+        return "finish"
     return _descend(state)
 
 
@@ -71,6 +88,8 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g = StateGraph(NavigatorState, context_schema=NavigatorSettings,
                    input_schema=NavigatorInput, output_schema=NavigatorOutput)
     g.add_node("start", start)
+    g.add_node("read_collapsed", read_collapsed)
+    g.add_node("choose_branch", choose_branch, retry_policy=retry)
     g.add_node("choose_child", choose_child, retry_policy=retry)
     g.add_node("read_leaf", read_leaf)
     g.add_node("judge_leaf", judge_leaf, retry_policy=retry)
@@ -78,6 +97,8 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g.add_node("finish", finish)
     g.add_edge(START, "start")
     g.add_conditional_edges("start", after_start)
+    g.add_edge("read_collapsed", "finish")
+    g.add_conditional_edges("choose_branch", after_branch)
     g.add_conditional_edges("choose_child", after_choose)
     g.add_conditional_edges("read_leaf", after_read)
     g.add_conditional_edges("judge_leaf", after_judge)

@@ -14,6 +14,7 @@ from pydantic import BaseModel, Field
 from chunker.graph.navigator import build_navigator
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.scope import nodes_under, normalise_prefix
 from chunker.navigation.tree import open_tree
 
 RECURSION_LIMIT = 100_000
@@ -28,6 +29,9 @@ class NavigationResult(BaseModel):
     answer: str
     path: list[str]
     leaves: list[str]
+    passages: list[dict] = Field(default_factory=list, description=(
+        "everything read: ReadPassage records (id, kind, text, where, path, span, source, "
+        "score, tokens)"))
     tokens_read: int
     status: str
     llm_calls: int = 0
@@ -43,17 +47,20 @@ def _graph():
 
 def ask(tree_dir: str, question: str, settings: NavigatorSettings,
         on_step: Callable[[dict], None] | None = None,
-        start_node: str | None = None) -> NavigationResult:
-    """Walk the tree in `tree_dir` for `question`, from the root or `start_node`
-    (raises NavigationError on bad input, before the graph runs)."""
+        start_node: str | None = None, prefix: str | None = None) -> NavigationResult:
+    """Find what `question` needs in the tree in `tree_dir` (below `start_node`, in the files
+    under `prefix`, when given); raises NavigationError on bad input, before the graph runs."""
     tree = open_tree(tree_dir)  # a folder without a finished run fails here
     if start_node is not None:
         tree.node(start_node)  # UnknownNode
     if not question.strip():
         raise NavigationError("the question is empty")
+    if prefix is not None and normalise_prefix(prefix) is not None:
+        nodes_under(tree.hierarchy, normalise_prefix(prefix))  # NavigationError: no such files
     started = time.perf_counter()
     final: dict = {}
-    graph_input = {"question": question, "tree_dir": str(tree_dir), "start_node": start_node}
+    graph_input = {"question": question, "tree_dir": str(tree_dir), "start_node": start_node,
+                   "prefix": prefix}
     for mode, chunk in _graph().stream(graph_input,
                                        context=settings, stream_mode=["custom", "values"],
                                        config={"recursion_limit": RECURSION_LIMIT}):
@@ -65,6 +72,7 @@ def ask(tree_dir: str, question: str, settings: NavigatorSettings,
     return NavigationResult(
         question=final.get("question", question), answer=final.get("answer", ""),
         path=final.get("path", []), leaves=final.get("leaves", []),
+        passages=final.get("passages", []),
         tokens_read=final.get("tokens_read", 0), status=final.get("status", ""),
         llm_calls=stats.get("calls.total", 0),
         llm_tokens=stats.get("tokens.prompt", 0) + stats.get("tokens.completion", 0),

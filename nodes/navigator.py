@@ -1,5 +1,6 @@
-"""The navigator's nodes: start at the root, choose a child, read a leaf, judge it,
-backtrack, finish. Each is `(state, runtime: Runtime[NavigatorSettings]) -> dict`."""
+"""The navigator's nodes: start; read by collapsed search (no model) or choose among its best
+branches (a model); or choose a child from the root down; read a leaf, judge it, backtrack,
+finish. Each is `(state, runtime: Runtime[NavigatorSettings]) -> dict`."""
 
 from __future__ import annotations
 
@@ -8,10 +9,13 @@ from langgraph.runtime import Runtime
 from chunker.document.tokens import count_tokens
 from chunker.state.navigator import Branch, NavigatorState
 from chunker.navigation import llm
+from chunker.navigation.collapsed import collapsed_read, ranked_branches, where_of
+from chunker.navigation.scope import nodes_under, normalise_prefix
 from chunker.navigation.scoring import child_scores, node_scores
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree, open_tree
+from chunker.navigation.views import ReadPassage
 
 
 def nav_settings(runtime: Runtime) -> NavigatorSettings:
@@ -37,10 +41,72 @@ def start(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
         raise NavigationError("the question is empty")
     tree = tree_of(state)
     first = tree.node(state.get("start_node") or tree.root_id).id  # UnknownNode for a bad id
+    prefix = normalise_prefix(state.get("prefix"))
+    if prefix is not None:
+        nodes_under(tree.hierarchy, prefix)  # NavigationError for a prefix no file has
     _emit(runtime, "start", first, 0)
-    return {"question": question, "current": first, "path": [first], "leaves": [],
+    return {"question": question, "current": first, "path": [first], "leaves": [], "passages": [],
+            "prefix": prefix,
             "tokens_read": 0, "frontier": [], "shown": [], "leaf_scores": {}, "seq": 0,
             "status": "", "answer": "", "stats": {}}
+
+
+def allowed_nodes(tree: Tree, state: NavigatorState) -> set[str] | None:
+    """What a collapsed search may read: below the start node, in the prefix's files."""
+    allowed = None
+    if state.get("start_node"):
+        allowed = set(tree.descendants(state["start_node"]))
+    if state.get("prefix"):
+        under = nodes_under(tree.hierarchy, state["prefix"])
+        allowed = under if allowed is None else allowed & under
+    return allowed
+
+
+def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
+    """No model: rank every unit at once and read the best within the budget."""
+    cfg, tree = nav_settings(runtime), tree_of(state)
+    reading = collapsed_read(tree, state["question"], cfg, allowed_nodes(tree, state))
+    for p in reading.passages:
+        _emit(runtime, "read", p.id, reading.tokens)
+    passages = [p.model_dump() for p in reading.passages]
+    leaves = list(dict.fromkeys(p.id for p in reading.passages if p.kind != "summary"))
+    best = max(reading.passages, key=lambda p: (p.kind != "summary", p.score), default=None)
+    return {"passages": passages, "leaves": leaves, "tokens_read": reading.tokens,
+            "answer": best.text.strip() if best else "",
+            "status": "read" if reading.passages else "exhausted",
+            "stats": {"reads.collapsed": 1}}
+
+
+def choose_branch(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
+    """A model in collapsed mode: list the collapsed search's best branches (the sections
+    holding the best pieces), let the model choose one to descend, keep the rest for later."""
+    cfg, tree = nav_settings(runtime), tree_of(state)
+    scored = ranked_branches(tree, state["question"], cfg, allowed_nodes(tree, state))
+    if not scored:
+        return {"status": "exhausted"}
+    ids = [b for b, _ in scored]
+    refs = [tree.ref(b) for b in ids]
+    cost = count_tokens(llm.children_listing(refs))
+    if cost > cfg.budget_tokens:
+        return {"status": "budget_exhausted"}
+    order = list(range(len(ids)))
+    stats: dict[str, int] = {}
+    outcome = llm.choose_child(cfg, state["question"], refs)
+    stats.update(outcome.stats)
+    if outcome.value is None:
+        stats["fallbacks.choose"] = 1
+    else:
+        order.remove(outcome.value)
+        order.insert(0, outcome.value)
+    seq = state["seq"]
+    pushed: list[Branch] = []
+    for i in reversed(order[1:]):
+        seq += 1
+        pushed.append(Branch(id=ids[i], score=scored[i][1], seq=seq))
+    chosen = ids[order[0]]
+    _emit(runtime, "choose", chosen, cost)
+    return {"current": chosen, "path": state["path"] + [chosen], "tokens_read": cost,
+            "frontier": pushed, "seq": seq, "stats": stats}
 
 
 def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
@@ -85,7 +151,13 @@ def read_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dic
     score = node_scores(tree, cfg, state["question"])[passage.id]
     tokens = state["tokens_read"] + passage.tokens
     _emit(runtime, "read", passage.id, tokens)
+    n = tree.node(passage.id)
+    read = ReadPassage(id=n.id, kind="leaf", text=passage.original, where=where_of(tree, n.id),
+                       path=tree.ancestors(n.id), span=n.span,
+                       source=n.source if tree.is_corpus else None, score=round(score, 6),
+                       tokens=passage.tokens)
     return {"leaves": state["leaves"] + [passage.id], "tokens_read": tokens,
+            "passages": state.get("passages", []) + [read.model_dump()],
             "leaf_scores": {**state["leaf_scores"], passage.id: score}}
 
 

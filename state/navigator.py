@@ -27,6 +27,8 @@ class NavigatorInput(TypedDict, total=False):
     """OUT of a finished run (or its hierarchy.json), on the machine that runs the graph."""
     start_node: str | None
     """Start the walk at this node instead of the root (scope a question to one section)."""
+    prefix: str | None
+    """Corpus trees: search and read only the files whose path starts with this."""
 
 
 class NavigatorOutput(TypedDict, total=False):
@@ -36,11 +38,15 @@ class NavigatorOutput(TypedDict, total=False):
     path: list[str]
     """Every node the walk stood on, in order (a backtrack jumps to another branch)."""
     leaves: list[str]
-    """The leaves whose original text it read."""
+    """The leaves whose original text it read (whole, or pieces of them)."""
+    passages: list[dict]
+    """Everything it read, as `chunker.navigation.views.ReadPassage` records: in document
+    order for a collapsed search, in reading order for a walk."""
     tokens_read: int
     """Children's summaries shown at each choice plus the originals of the leaves read."""
     status: str
-    """answered | max_leaves | budget_exhausted | exhausted (every branch tried)."""
+    """read (a collapsed search read its passages) | answered | max_leaves |
+    budget_exhausted | exhausted (every branch tried, or nothing matched)."""
     stats: Annotated[dict[str, int], add_counts]
     """LLM calls and tokens, choices made by embeddings, fallbacks."""
 

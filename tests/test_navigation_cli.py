@@ -12,7 +12,7 @@ import pytest
 from chunker.navigation import open_tree
 from test_navigation_trees import build_cinderella, chunker_cli
 
-FIELDS = {"question", "answer", "path", "leaves", "tokens_read", "status"}
+FIELDS = {"passages", "question", "answer", "path", "leaves", "tokens_read", "status"}
 
 
 @pytest.fixture(scope="module")
@@ -27,7 +27,7 @@ def test_ask_prints_one_json_line_per_question(tree_dir, tmp_path):
                          + json.dumps({"question": "What did the doves pick out of the ashes?",
                                        "answer": "lentils"}) + "\n", encoding="utf-8")
     proc = chunker_cli("ask", tree_dir, "--questions", questions, "--embeddings-only",
-                       "--embeddings", "none", "--budget", "3000", "--json")
+                       "--embeddings", "none", "--budget", "3000", "--json", "--mode", "descend")
     assert proc.returncode == 0, proc.stderr
     lines = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(lines) == 2 and all(set(line) == FIELDS for line in lines)

@@ -186,7 +186,8 @@ def test_the_walk_chooses_folders_and_documents_by_title_and_summary(tree, out):
     folder_score, readme_score = child_scores(tree, node_only, "handbook", [FOLDER, README_DOC])
     assert folder_score > 0 and readme_score == 0
     result = ask(str(out), "Where are tokens kept, the keyring?",
-                 NavigatorSettings(model=None, embeddings="bm25", budget_tokens=5000, max_leaves=1))
+                 NavigatorSettings(mode="descend", model=None, embeddings="bm25", budget_tokens=5000,
+                                   max_leaves=1))
     assert result.path[:3] == ["F-root", FOLDER, SECURITY_DOC] and result.leaves == [SECURITY_DOC]
     assert result.answer == SECURITY.strip()
 
@@ -223,8 +224,8 @@ def test_mcp_search_takes_a_path_prefix(out):
 
 
 def test_ask_names_the_leaves_files(out):
-    proc = chunker("ask", out, "Where are tokens kept, the keyring?", "--embeddings-only",
-                   "--embeddings", "bm25", "--max-leaves", "1", "--json", "--quiet", check=0)
+    proc = chunker("ask", out, "Where are tokens kept, the keyring?", "--embeddings-only", "--mode",
+                   "descend", "--embeddings", "bm25", "--max-leaves", "1", "--json", "--quiet", check=0)
     record = json.loads(proc.stdout)
     assert record["leaves"] == [SECURITY_DOC]
     assert record["sources"] == [{"id": SECURITY_DOC, "source": "guide/security.md",

@@ -16,7 +16,7 @@ from chunker.graph.navigator_ask import ask
 from chunker.navigation.scoring import child_scores, fused
 from test_navigation_trees import build_cinderella
 
-HYBRID = NavigatorSettings(model=None, embeddings="local", budget_tokens=100_000, max_leaves=1,
+HYBRID = NavigatorSettings(mode="descend", model=None, embeddings="local", budget_tokens=100_000, max_leaves=1,
                            child_scoring="hybrid")
 EMBEDDINGS = NavigatorSettings(**{**HYBRID.__dict__, "child_scoring": "subtree"})
 

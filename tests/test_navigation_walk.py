@@ -14,9 +14,9 @@ from chunker.navigation.llm import children_listing
 from conftest import scripted
 from test_navigation_trees import ONE_LEAF_TEXT, build_cinderella, build_one_leaf
 
-SCRIPTED = NavigatorSettings(model="scripted", embeddings="bm25", budget_tokens=100_000,
+SCRIPTED = NavigatorSettings(mode="descend", model="scripted", embeddings="bm25", budget_tokens=100_000,
                              max_leaves=50)
-EMBEDDINGS_ONLY = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=100_000,
+EMBEDDINGS_ONLY = NavigatorSettings(mode="descend", model=None, embeddings="bm25", budget_tokens=100_000,
                                     max_leaves=2)
 
 
@@ -114,10 +114,10 @@ def test_embeddings_only_opens_max_leaves_best_first(tree_dir):
 def test_budget_exhausted_stops_before_reading_past_the_cap(tree_dir):
     tree = open_tree(tree_dir)
     root_listing = count_tokens(children_listing([tree.ref(c) for c in tree.node(tree.root_id).children]))
-    tight = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=root_listing - 1)
+    tight = NavigatorSettings(mode="descend", model=None, embeddings="bm25", budget_tokens=root_listing - 1)
     r = ask(str(tree_dir), "Who lost a slipper at the ball?", tight)
     assert r.status == "budget_exhausted" and r.leaves == [] and r.tokens_read == 0
-    roomy = NavigatorSettings(model=None, embeddings="bm25", budget_tokens=root_listing + 400,
+    roomy = NavigatorSettings(mode="descend", model=None, embeddings="bm25", budget_tokens=root_listing + 400,
                               max_leaves=10)
     r = ask(str(tree_dir), "Who lost a slipper at the ball?", roomy)
     assert r.status == "budget_exhausted" and r.tokens_read <= roomy.budget_tokens

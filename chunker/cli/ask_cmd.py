@@ -1,6 +1,7 @@
-"""`chunker ask OUT "question"`: walk a finished tree to the passage a question needs.
+"""`chunker ask OUT "question"`: find in a finished tree the passages a question needs.
 
-One progress line per step on stderr; the answer, path, leaves and tokens read on stdout
+One progress line per step on stderr; the passages read (a collapsed search without a model),
+or the answer, path and leaves (a walk), and the tokens read on stdout
 (`--json`: one line per question). On a corpus tree each leaf is named with its file and
 characters (`--json`: a `sources` list). Exit codes: 0 done, 2 bad input (a folder without a
 finished run, an empty question, a bad questions file, an unreachable model).
@@ -78,12 +79,24 @@ def ask_command(
                                    help="Open at most this many leaves."),
     start: Optional[str] = typer.Option(None, "--start", help="Start at this node id instead "
                                         "of the root (scope the question to one section)."),
+    mode: str = typer.Option(NavigatorSettings.mode, "--mode", help="collapsed: rank every passage "
+                             "and summary of the tree at once and read the best within the budget "
+                             "(a model then starts from the best branches); descend: walk down "
+                             "from the root, choosing a child at every level."),
+    prefix: Optional[str] = typer.Option(None, "--prefix", help="Corpus trees: search only the "
+                                         "files whose path starts with this ('tutorial/', a file)."),
     store: Optional[str] = typer.Option(None, "--store", help="Log the walk's LLM calls in this database "
                                         "(the run's, `chunker run --store`), beside the run's own calls."),
     as_json: bool = typer.Option(False, "--json", help="One JSON line per question."),
     quiet: bool = typer.Option(False, "--quiet", "-q", help="No progress lines."),
 ) -> None:
-    """Answer a question by walking the tree from its root summary down to a passage."""
+    """Find the passages a question needs, within --budget tokens.
+
+    By default every passage and section summary of the tree is ranked at once (BM25 and
+    embeddings fused) and the best are read and printed in document order, each with where it
+    sits; with a model (not --embeddings-only) the model chooses among the best branches and
+    descends from there, judging the leaves it reads. --mode descend walks down from the root.
+    """
     from chunker.llm.errors import ModelUnavailable
     from chunker.llm.registry import preflight
     from chunker.navigation.llm import llm_settings
@@ -104,6 +117,7 @@ def ask_command(
             tree.node(start)
         cfg = NavigatorSettings(model=None if embeddings_only else model,
                                 embeddings=embeddings, budget_tokens=budget, max_leaves=max_leaves,
+                                mode=mode,
                                 calls_dir=_ask_log(output_dir, checked_store(store)))
         if cfg.model is not None:
             preflight(llm_settings(cfg))
@@ -122,16 +136,25 @@ def ask_command(
         if not quiet:
             err.print(f"[bold]?[/] {q}", highlight=False)
         try:
-            result = ask(str(output_dir), q, cfg, on_step=progress, start_node=start)
+            result = ask(str(output_dir), q, cfg, on_step=progress, start_node=start, prefix=prefix)
         except NavigationError as exc:
             raise _fail(str(exc))
         refs = [tree.ref(leaf) for leaf in result.leaves]
         if as_json:
             record = result.model_dump(include={"question", "answer", "path", "leaves",
-                                                "tokens_read", "status"})
+                                                "passages", "tokens_read", "status"})
             if tree.is_corpus:  # single documents: the line stays as it was
                 record["sources"] = [{"id": r.id, "source": r.source, "span": r.span} for r in refs]
             print(json.dumps(record, ensure_ascii=False), flush=True)
+        elif result.status == "read":  # a collapsed search: the passages, in document order
+            for p in result.passages:
+                at = ", ".join(x for x in (p["source"], p["span"] and f"chars {p['span'][0]}-{p['span'][1]}") if x)
+                out.print(f"[{p['id']}] {p['where']}" + (f" ({at})" if at else "")
+                          + (" (summary of the section)" if p["kind"] == "summary" else ""),
+                          style="bold", highlight=False, markup=False)
+                out.print(p["text"].strip() + "\n", highlight=False, markup=False)
+            out.print(f"{len(result.passages)} passages | {result.tokens_read} tokens read | read",
+                      style="dim", highlight=False, markup=False)
         else:
             out.print(result.answer, highlight=False, markup=False)
             leaves = ", ".join(r.label() for r in refs)  # a single document's: the ids

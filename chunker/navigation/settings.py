@@ -6,10 +6,30 @@ from dataclasses import dataclass
 from typing import Literal
 
 
+CONTEXT_FIELDS = ("title", "path", "ancestors", "summary", "rewritten")
+"""Every field a piece can be indexed with besides its own text, in the order they are written
+(`chunker.navigation.context_index` says what each holds)."""
+
+
+def check_fields(fields: tuple[str, ...]) -> tuple[str, ...]:
+    """The fields in their canonical order; ValueError naming any unknown one."""
+    unknown = [f for f in fields if f not in CONTEXT_FIELDS]
+    if unknown:
+        raise ValueError(f"unknown context field(s) {', '.join(unknown)}: choose from "
+                         f"{', '.join(CONTEXT_FIELDS)}")
+    return tuple(f for f in CONTEXT_FIELDS if f in fields)
+
+
 @dataclass(frozen=True)
 class NavigatorSettings:
     """How the navigator walks a tree (LangGraph runtime context) and how search ranks."""
 
+    mode: Literal["collapsed", "descend"] = "collapsed"
+    """`collapsed` (default): rank every unit of the tree at once (pieces of leaves with their
+    context, blocks' summaries) and read the best within the budget, in document order
+    (`chunker.navigation.collapsed`); with a model, the model starts from the collapsed
+    search's best branches (`branches`) instead of the root. `descend`: walk down from the
+    root, choosing a child at every level (the navigator before issue 21)."""
     model: str | None = None
     """Chat model that chooses children and judges leaves (`local`, `ollama:NAME`,
     `scripted`...). `None` walks by embedding similarity alone (no LLM call at all)."""
@@ -43,6 +63,29 @@ class NavigatorSettings:
     piece_tokens: int = 200
     """Texts longer than this are embedded in pieces and scored by their best piece
     (sentence-embedding models drop what is past their input limit)."""
+    context_fields: tuple[str, ...] = CONTEXT_FIELDS
+    """What each piece of a leaf is indexed with besides its own text (contextual indexing,
+    `chunker.navigation.context_index.CONTEXT_FIELDS`); the ablation in
+    bench/results/navigation/ measures each one."""
+    context_tokens: int = 48
+    """Cap on the context put before a piece for the embeddings provider (the ancestors'
+    summaries are cut here too), so that context and piece fit a sentence-embedding model's
+    input; BM25 gets the whole context."""
+    leaf_share: float = 0.5
+    """Read a matching leaf whole when it takes at most this share of the budget; a longer
+    one is read by its matching pieces. Large budgets thus read whole passages in context,
+    small ones several places."""
+    zoom_hits: int = 3
+    """Zoom out: read a section's summary when this many of the `zoom_window` best pieces lie
+    under it (0: never read a summary)."""
+    zoom_window: int = 8
+    """How many of the best units `zoom_hits` and a block's own rank are counted among."""
+    scan_after_full: int = 25
+    """Once a unit does not fit the budget, look this many more units down the ranking for
+    smaller ones before stopping."""
+    branches: int = 5
+    """With a model in `collapsed` mode: how many of the collapsed search's best branches (the
+    sections holding the best pieces) the model chooses among first."""
     search_k: int = 5
     """Hits returned by the `search` tool when the caller does not say."""
     answer_max_tokens: int = 200
@@ -68,5 +111,14 @@ class NavigatorSettings:
             raise ValueError("child_scoring must be node, subtree or hybrid")
         if self.rrf_k < 1:
             raise ValueError("rrf_k must be at least 1")
+        if self.mode not in ("collapsed", "descend"):
+            raise ValueError("mode must be collapsed or descend")
+        object.__setattr__(self, "context_fields", check_fields(tuple(self.context_fields)))
+        if self.context_tokens < 0 or self.zoom_hits < 0 or self.branches < 1:
+            raise ValueError("context_tokens and zoom_hits must be at least 0, branches at least 1")
+        if not 0.0 <= self.leaf_share <= 1.0:
+            raise ValueError("leaf_share must be between 0 and 1")
+        if self.zoom_window < 1 or self.scan_after_full < 0:
+            raise ValueError("zoom_window must be at least 1, scan_after_full at least 0")
         if self.backtrack not in ("depth_first", "best_first"):
             raise ValueError("backtrack must be depth_first or best_first")

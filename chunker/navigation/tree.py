@@ -41,6 +41,7 @@ class Tree:
         """Folders of files: views name kinds, files and spans (single documents: ids only)."""
         self._indexes: dict[tuple, TextIndex] = {}
         self._document_ids: dict[str, list[str]] = {}
+        self._order: dict[str, int] | None = None
 
     # -- nodes ------------------------------------------------------------------------
     def node(self, node_id: str) -> TreeNode:
@@ -172,6 +173,21 @@ class Tree:
             self._indexes[key] = build_index(texts, embeddings, piece_tokens=piece_tokens,
                                              cache_dir=cache_dir)
         return self._indexes[key]
+
+    def cached_index(self, key: tuple):
+        """An index built earlier for this tree under `key` (None: not built yet)."""
+        return self._indexes.get(key)
+
+    def cache_index(self, key: tuple, index):
+        """Keep an index for the tree's lifetime (one per process and tree file)."""
+        self._indexes[key] = index
+        return index
+
+    def reading_order(self) -> dict[str, int]:
+        """Each node's position in reading order (depth first from the root)."""
+        if self._order is None:
+            self._order = {n.id: i for i, n in enumerate(self.hierarchy.in_order())}
+        return self._order
 
     def document_node_ids(self, source: str) -> list[str]:
         """Every node of one file, the document node included, in the order its own tree

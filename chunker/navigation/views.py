@@ -145,3 +145,38 @@ class SearchResults(BaseModel):
             return f"no match for {self.query!r}{under}"
         return "\n".join(f"- {h.node.label(f'level {h.node.level}, score {h.score:.3f}')}: "
                          f"{h.node.summary}" for h in self.hits)
+
+
+class ReadPassage(BaseModel):
+    """One thing the navigator read and returns: a leaf, a piece of one (consecutive pieces
+    merged), or a block's summary (zooming out), with its place in the tree."""
+
+    id: str = Field(description="the node's id")
+    kind: str = Field(description="leaf | piece | summary")
+    text: str = Field(description="the original characters (leaf, piece) or the block's summary")
+    where: str = Field(description="the document's title and heading path, or the titled "
+                                   "blocks above it: where the passage sits, as a reader says it")
+    path: list[str] = Field(description="node ids from the root down to the node")
+    span: tuple[int, int] | None = Field(default=None, description="characters in its file")
+    source: str | None = Field(default=None, description="the file (a corpus tree's path)")
+    score: float = Field(default=0.0, description="the best fused rank score that chose it")
+    tokens: int = 0
+
+    def render(self) -> str:
+        at = ", ".join(p for p in (self.source, _chars(self.span)) if p)
+        head = f"[{self.id}] {self.where}" + (f" ({at})" if at else "")
+        label = " (summary of the section)" if self.kind == "summary" else ""
+        return f"{head}{label}\n{self.text}"
+
+
+class Reading(BaseModel):
+    """What one collapsed search read, in document order, and what it cost in all."""
+
+    question: str
+    passages: list[ReadPassage]
+    tokens: int = Field(description="tokens of everything rendered: the budget's measure")
+
+    def render(self) -> str:
+        if not self.passages:
+            return f"nothing found for {self.question!r}"
+        return "\n\n".join(p.render() for p in self.passages)

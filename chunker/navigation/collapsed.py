@@ -1,0 +1,243 @@
+"""Collapsed search, then the tree: the navigator's default way to find what a question needs.
+
+RAPTOR found that scoring every node of the tree at once (the collapsed tree) beats descending
+level by level, where each level's miss compounds. So:
+
+1. **Rank every unit at once** (`context_index`: the pieces of every leaf with their context,
+   and every block's summary) by the reciprocal-rank fusion of BM25 and the embeddings
+   provider's ranks (Cormack et al. 2009; `rrf_k`). BM25 catches the names and rare words a
+   question hinges on, embeddings the paraphrases; fusing ranks needs no calibration.
+2. **Use the tree to decide what to read**, best unit first, until the budget is spent:
+   - a piece of a leaf (not the whole leaf: a small budget buys several places, not one);
+     consecutive pieces of one leaf are merged, so a leaf two of whose pieces rank high is read
+     across them, and a short leaf is one piece, read whole;
+   - a section's summary (zoom out) when `zoom_hits` of the `zoom_window` best pieces lie under
+     one block below the root: many passages of one section match, so the question is about the
+     section, and its summary is read once, before them;
+   - a block's summary, too, when the block itself ranks among the `zoom_window` best units
+     (RAPTOR's collapsed tree reads summaries that match; a folder's is never read: too broad).
+3. **Return what was read in document order**, each passage with its path from the root and
+   where it sits (document title, heading path), so the reader sees the passages as the
+   document tells them. The budget bounds all of it: every passage's rendering counts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from chunker.document.tokens import count_tokens
+from chunker.navigation.context_index import (Unit, build_units, contextual_leaf_text, document_title,
+                                              heading_path)
+from chunker.navigation.search import BM25_SPECS, Bm25Index, EmbeddingIndex, load_embeddings
+from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.tree import Tree
+from chunker.navigation.views import Reading, ReadPassage
+
+
+@dataclass
+class UnitIndex:
+    """Every unit of one tree, indexed for BM25 and for the embeddings provider."""
+
+    units: list[Unit]
+    halves: dict[str, list[tuple[int, int]]]
+    """Each leaf's half-pieces (`pieces.windows`): what merged pieces are cut back into."""
+    bm25: Bm25Index
+    leaf_bm25: Bm25Index
+    """BM25 over whole leaves with their context (`contextual_leaf_text`)."""
+    embedded: EmbeddingIndex | None
+    rrf_k: int
+
+    def ranked(self, question: str, allowed: set[str] | None = None) -> list[tuple[Unit, float]]:
+        """Units best first (only units of `allowed` nodes when given). A unit's score is the
+        fused rank of the unit itself, plus, for a piece, the fused rank of its whole leaf:
+        a passage is chosen for what it says and for what the leaf around it is about."""
+        keep = [u for u in self.units if allowed is None or u.node in allowed]
+        wanted = {u.id for u in keep}
+        sims = self.embedded.scores(question) if self.embedded is not None else {}
+        best: dict[str, float] = {}
+        for key, value in sims.items():  # a piece's own vector and its rewrite's: the better
+            uid = key[:-1] if key.endswith("~") else key
+            best[uid] = max(value, best.get(uid, float("-inf")))
+        unit_rankings = [_positive(self.bm25.scores(question))] + ([best] if sims else [])
+        fused = _fuse(unit_rankings, wanted, self.rrf_k)
+        leaves = {u.node for u in keep if u.kind == "piece"}
+        leaf_sims: dict[str, float] = {}
+        for u in keep:
+            if u.kind == "piece" and u.id in best:
+                leaf_sims[u.node] = max(best[u.id], leaf_sims.get(u.node, float("-inf")))
+        leaf_rankings = [_positive(self.leaf_bm25.scores(question))] + ([leaf_sims] if sims else [])
+        leaf_fused = _fuse(leaf_rankings, leaves, self.rrf_k)
+        total = {u.id: fused[u.id] + (leaf_fused[u.node] if u.kind == "piece" else 0.0) for u in keep}
+        by_id = {u.id: u for u in keep}
+        order = sorted(total, key=lambda uid: -total[uid])  # stable: ties keep reading order
+        return [(by_id[uid], total[uid]) for uid in order]
+
+
+def _positive(scores: dict[str, float]) -> dict[str, float]:
+    """BM25 scores above zero: a text sharing no word with the question is not ranked at all
+    (ranking the tied zeros would hand out credit by reading order)."""
+    return {k: v for k, v in scores.items() if v > 0}
+
+
+def _fuse(rankings: list[dict[str, float]], wanted: set[str], rrf_k: int) -> dict[str, float]:
+    """Reciprocal-rank fusion over `wanted` ids: the sum of 1 / (rrf_k + rank) per ranking."""
+    fused = {uid: 0.0 for uid in wanted}
+    for scores in rankings:
+        order = sorted((uid for uid in scores if uid in wanted), key=lambda uid: -scores[uid])
+        for rank, uid in enumerate(order, 1):
+            fused[uid] += 1.0 / (rrf_k + rank)
+    return fused
+
+
+def unit_index(tree: Tree, cfg: NavigatorSettings) -> UnitIndex:
+    """The tree's unit index for these settings, built once per tree (and cached on disk for
+    the embeddings, like every other index)."""
+    key = ("units", cfg.embeddings, cfg.context_fields, cfg.piece_tokens, cfg.context_tokens)
+    cached = tree.cached_index(key)
+    if cached is not None:
+        return cached
+    units, long_texts, short_texts, halves = build_units(tree, cfg.context_fields, cfg.piece_tokens,
+                                                 cfg.context_tokens)
+    embedded = None
+    embeddings = None if cfg.embeddings in BM25_SPECS else load_embeddings(cfg.embeddings)
+    if embeddings is not None:
+        cache_dir = tree.path / ".chunker" / "navigation" if cfg.cache_embeddings and tree.path else None
+        # the short texts already fit the model: no second cut into pieces
+        embedded = EmbeddingIndex(embeddings, short_texts, method=cfg.embeddings,
+                                  piece_tokens=cfg.piece_tokens * 4 + cfg.context_tokens,
+                                  cache_dir=cache_dir)
+    leaf_texts = {leaf: contextual_leaf_text(tree, leaf, cfg.context_fields, cfg.context_tokens)
+                  for leaf in halves}
+    index = UnitIndex(units, halves, Bm25Index(long_texts), Bm25Index(leaf_texts), embedded, cfg.rrf_k)
+    return tree.cache_index(key, index)
+
+
+def where_of(tree: Tree, node_id: str) -> str:
+    """Where a node sits, as a reader says it: document title > heading path."""
+    parts = [t for t in [document_title(tree, node_id), *heading_path(tree, node_id)] if t]
+    n = tree.node(node_id)
+    if n.children and n.title and (not parts or parts[-1] != " ".join(n.title.split())):
+        parts.append(" ".join(n.title.split()))
+    deduped = [p for i, p in enumerate(parts) if i == 0 or p != parts[i - 1]]
+    return " > ".join(deduped) or node_id
+
+
+def _passage(tree: Tree, unit_node: str, kind: str, span, offset, score: float) -> ReadPassage:
+    n = tree.node(unit_node)
+    if kind == "summary":
+        text = " ".join(n.summary.split())
+    else:
+        text = (n.original or "")[offset[0]:offset[1]]
+        if offset == (0, len(n.original or "")):
+            kind = "leaf"
+    passage = ReadPassage(id=n.id, kind=kind, text=text, where=where_of(tree, n.id),
+                          path=tree.ancestors(n.id), span=span if kind != "summary" else n.span,
+                          source=n.source if tree.is_corpus else None, score=round(score, 6))
+    passage.tokens = count_tokens(passage.render())
+    return passage
+
+
+def zoom_targets(tree: Tree, ranked: list[tuple[Unit, float]], cfg: NavigatorSettings) -> dict[str, float]:
+    """Sections to read the summary of: a block (below the root) that itself ranks among the
+    `zoom_window` best units, or that holds `zoom_hits` of the `zoom_window` best pieces (the
+    lowest such block of each cluster); each with the best score that put it there."""
+    if cfg.zoom_hits < 1:
+        return {}
+    top = ranked[:cfg.zoom_window]
+    pieces = [(u, s) for u, s in ranked if u.kind == "piece"][:cfg.zoom_window]
+    hits: dict[str, list[float]] = {}
+    for unit, score in pieces:
+        for block in tree.ancestors(unit.node)[1:-1]:  # not the root, not the leaf itself
+            hits.setdefault(block, []).append(score)
+    dense = {b: max(v) for b, v in hits.items() if len(v) >= cfg.zoom_hits}
+    # the lowest dense block: an ancestor of one adds nothing a reader did not get from it
+    out = {b: s for b, s in dense.items()
+           if not any(d != b and d in dense for d in tree.descendants(b))}
+    for unit, score in top:
+        if unit.kind == "summary" and unit.node != tree.root_id and tree.node(unit.node).kind != "folder":
+            out.setdefault(unit.node, score)
+    return out
+
+
+def collapsed_read(tree: Tree, question: str, cfg: NavigatorSettings,
+                   allowed: set[str] | None = None) -> Reading:
+    """Everything the collapsed search reads for `question` within `cfg.budget_tokens`."""
+    index = unit_index(tree, cfg)
+    ranked = index.ranked(question, allowed)
+    budget = cfg.budget_tokens
+    chosen: dict[str, list[tuple[Unit, float]]] = {}  # leaf id -> its chosen pieces
+    summaries: dict[str, float] = {}
+    zoom = zoom_targets(tree, ranked, cfg)
+
+    def cost() -> int:
+        return sum(p.tokens for p in _render(tree, index, chosen, summaries))
+
+    for block, score in sorted(zoom.items(), key=lambda kv: -kv[1]):
+        summaries[block] = score
+        if cost() > budget:
+            del summaries[block]
+    skipped = 0
+    for unit, score in ranked:
+        if unit.kind != "piece":
+            continue
+        pick = unit
+        if tree.node(unit.node).token_count <= cfg.leaf_share * budget:  # small enough: all of it
+            last = len(index.halves[unit.node]) - 1
+            pick = Unit(unit.id, unit.node, unit.kind, unit.span, unit.offset, (0, last))
+        chosen.setdefault(unit.node, []).append((pick, score))
+        if cost() > budget:
+            chosen[unit.node].pop()
+            if not chosen[unit.node]:
+                del chosen[unit.node]
+            skipped += 1
+            if skipped >= cfg.scan_after_full:  # nothing small enough is left near the top
+                break
+    passages = _render(tree, index, chosen, summaries)
+    return Reading(question=question, passages=passages, tokens=sum(p.tokens for p in passages))
+
+
+def _render(tree: Tree, index: UnitIndex, chosen: dict[str, list[tuple[Unit, float]]],
+            summaries: dict[str, float]) -> list[ReadPassage]:
+    """The passages in document order: each leaf's chosen pieces, consecutive ones merged,
+    a zoomed-out section's summary before the passages it holds."""
+    order = tree.reading_order()
+    out: list[tuple[tuple, ReadPassage]] = []
+    for block, score in summaries.items():
+        out.append(((order[block], 0), _passage(tree, block, "summary", None, None, score)))
+    for leaf, picks in chosen.items():
+        spans = index.halves[leaf]
+        taken = sorted({h for unit, _ in picks for h in range(unit.halves[0], unit.halves[1] + 1)})
+        best = {h: max(s for u, s in picks if u.halves[0] <= h <= u.halves[1]) for h in taken}
+        runs: list[list[int]] = []
+        for h in taken:  # consecutive (or overlapping) pieces merge into one passage
+            if runs and h == runs[-1][-1] + 1:
+                runs[-1].append(h)
+            else:
+                runs.append([h])
+        base = tree.node(leaf).span[0] if tree.node(leaf).span else 0
+        for run in runs:
+            offset = (spans[run[0]][0], spans[run[-1]][1])
+            span = (base + offset[0], base + offset[1])
+            out.append(((order[leaf], 1, offset[0]),
+                        _passage(tree, leaf, "piece", span, offset, max(best[h] for h in run))))
+    return [p for _, p in sorted(out, key=lambda item: item[0])]
+
+
+def ranked_branches(tree: Tree, question: str, cfg: NavigatorSettings,
+                    allowed: set[str] | None = None) -> list[tuple[str, float]]:
+    """Where a model should start: the blocks directly holding the best pieces' leaves (a
+    leaf itself when its parent is the root), distinct, best first, at most `cfg.branches`,
+    each with the best score that named it. The model chooses among these instead of
+    among the root's children, so a miss high in the tree costs nothing."""
+    out: dict[str, float] = {}
+    for unit, score in unit_index(tree, cfg).ranked(question, allowed):
+        if unit.kind != "piece":
+            continue
+        parent = tree.node(unit.node).parent
+        branch = parent if parent is not None and parent != tree.root_id else unit.node
+        if allowed is not None and branch not in allowed:
+            branch = unit.node
+        out.setdefault(branch, score)
+        if len(out) >= cfg.branches:
+            break
+    return list(out.items())
