@@ -13,32 +13,19 @@ from chunker.config.settings import ChunkerSettings
 from chunker.aggregation.groups import even_groups, grouping_problem
 from chunker.embeddings import split_at_dips
 from chunker.nodes.common import run_store
-from chunker.chunking.strategy import tree_strategy
-from chunker.chunking.sections import has_breaks, section_groups, section_problem
+from chunker.chunking.strategy import crossing_level, tree_strategy
 from chunker.state.schema import ChunkerState
 
 
-def crossing_level(pending: list[list[list]], count_threshold: int, token_threshold: int,
-                   min_group_size: int) -> int | None:
-    """The lowest level whose pending summaries cross either threshold."""
-    for level, items in enumerate(pending):
-        if len(items) < min_group_size:
-            continue
-        if len(items) >= count_threshold or sum(tokens for _, tokens in items) >= token_threshold:
-            return level
-    return None
-
-
 def check_aggregation(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
-    cfg = runtime.context
-    agg = cfg.aggregation
-    level = crossing_level(state["pending"], agg.summary_count_threshold,
-                           agg.summary_aggregation_threshold, agg.min_group_size)
-    if level is not None:
-        items, _, _ = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
-        if len(items) < agg.min_group_size:  # wait until the open section closes
-            level = None
-    return {"agg_level": level, **fresh_grouping()}
+    """Whether a level is swept now (the strategy's `next_sweep`), and from what pending levels
+    (the section tree first gathers a closed section's items onto one level)."""
+    agg = runtime.context.aggregation
+    chosen = tree_strategy(state).next_sweep(state, run_store(state, runtime), agg)
+    if chosen is None:
+        return {"agg_level": None, **fresh_grouping()}
+    level, pending = chosen
+    return {"agg_level": level, "pending": pending, **fresh_grouping()}
 
 
 def fresh_grouping() -> dict:
@@ -51,16 +38,11 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     cfg = runtime.context
     agg = cfg.aggregation
     level = state["agg_level"]
-    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
+    items, planner = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
     groups = state.get("proposed")
     problem = grouping_problem(groups, len(items), agg.min_group_size)
-    crossing = None
-    if problem is None and starts is not None:
-        crossing = section_problem(groups, starts, after)
-        best = section_groups(starts, state.get("group_dips") or [], agg.min_group_size,
-                              agg.max_group_size, after)
-        if crossing and section_problem(best, starts, after) is None:
-            problem = crossing  # a grouping that keeps sections apart exists: ask for it
+    if planner is not None and problem is None:  # the outline's groups: sized by fanout_*
+        return {**_accept(state, [[items[i][0] for i in g] for g in groups], level), "stats": {}}
     if problem:
         failures = state.get("hard_failures", 0) + 1
         status = "fallback" if failures >= 2 else "retry"
@@ -74,8 +56,6 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
                                f"{agg.max_group_size} items: subdivide it.",
                 "stats": {"group.oversize": 1}}
     stats = {"kept.group": 1} if len(items) >= 2 * agg.min_group_size else {}
-    if crossing:
-        stats["group.cross_section"] = 1  # unavoidable: no grouping keeps them apart
     return {**_accept(state, [[items[i][0] for i in g] for g in groups], level),
             # a grouping the model proposed (a trivial one is decided without a call)
             "stats": stats}
@@ -87,12 +67,11 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     cfg = runtime.context
     agg = cfg.aggregation
     level = state["agg_level"]
-    items, starts, after = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
+    items, planner = tree_strategy(state).sweep_items(state, run_store(state, runtime), level, agg)
     ids = [item[0] for item in items]
     dips = state.get("group_dips") or []
-    if starts is not None and has_breaks(starts):  # split at the sections first
-        groups = [[ids[i] for i in g] for g in section_groups(starts, dips, agg.min_group_size,
-                                                               agg.max_group_size, after)]
+    if planner is not None:  # the outline decides
+        groups = [[ids[i] for i in g] for g in planner(dips)]
     elif len(dips) == len(ids) - 1:
         groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, agg.min_group_size,
                                                               agg.max_group_size)]
@@ -106,8 +85,8 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
 
 def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:
     """The groups to synthesise. Items before the first group move up a level as they are
-    (a section's leftover, see `chunker/chunking/sections.py`: they precede every new block); items
-    after the last group stay pending (the section still being read)."""
+    (the nodes of earlier sections, see `chunker/chunking/sections.py`: they precede every new
+    block); items after the last group stay pending (the section still being read)."""
     pending = [list(items) for items in state["pending"]]
     ids = [item[0] for item in pending[level]]
     first, last = ids.index(groups[0][0]), ids.index(groups[-1][-1])

@@ -4,8 +4,8 @@ The prompt lists only the short summaries, so it stays small however long the
 document is. Where the embedding signal is on, the deepest similarity dips between
 consecutive summaries are offered as suggested breaks (and kept for the fallback). With fewer than two minimum-size groups' worth of items, exactly one
 grouping is valid (all of them together), and no LLM call is made. With Markdown
-structure, items that hold section breaks are grouped by the sections (`chunker/chunking/sections.py`),
-also without a call, and a too-small trailing section stays pending.
+structure the outline decides the groups (`chunker/chunking/sections.py`), also without a
+call: a section's node, or its intermediate blocks cut at the dips.
 """
 
 from __future__ import annotations
@@ -20,7 +20,6 @@ from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.document.prose import clean_line
 from chunker.nodes.common import run_store
-from chunker.chunking.sections import has_breaks, section_groups
 from chunker.chunking.strategy import tree_strategy
 from chunker.state.schema import ChunkerState
 
@@ -30,12 +29,11 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     agg = cfg.aggregation
     level = state["agg_level"]
     rs = run_store(state, runtime)
-    items, starts, after = tree_strategy(state).sweep_items(state, rs, level, agg)
+    items, planner = tree_strategy(state).sweep_items(state, rs, level, agg)
     n = len(items)
-    if n < 2 * agg.min_group_size:
-        if starts is not None and has_breaks(starts):
-            return {"proposed": section_groups(starts, [], agg.min_group_size, agg.max_group_size, after),
-                    "stats": {"group.sections": 1}}
+    if planner is not None and n <= agg.fanout_max:  # a section's node: no dips to cut at
+        return {"proposed": planner([]), "stats": {"group.sections": 1}}
+    if planner is None and n < 2 * agg.min_group_size:
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
     summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
     lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
@@ -43,9 +41,8 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     if dips is None:
         embeddings = get_embeddings(cfg.embedding.provider) if cfg.embedding.provider else None
         dips = summary_dips(summaries, embeddings) if embeddings is not None else []
-    if starts is not None and has_breaks(starts):  # the headings decide: no call
-        return {"proposed": section_groups(starts, dips, agg.min_group_size, agg.max_group_size, after),
-                "group_dips": dips, "stats": {"group.sections": 1}}
+    if planner is not None:  # the outline decides, cut at the dips: no call
+        return {"proposed": planner(dips), "group_dips": dips, "stats": {"group.sections": 1}}
     if not cfg.llm.asks("group"):  # the signal's dips decide (fallback_grouping): no call
         return {"proposed": None, "group_dips": dips}
     user = prompts.render("group", items="\n".join(lines), count=n,

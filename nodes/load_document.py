@@ -40,7 +40,7 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     # Parse Markdown once; the structure lives in the store (only when it is used).
     structure = markdown_structure(cfg.chunking, state.get("path"), text)
     structured = is_structured(structure)
-    strategy = choose_strategy(cfg, text, structured)
+    strategy = choose_strategy(cfg, text, structured, headings=bool(structure and structure.headings))
     stats = {f"strategy.{strategy}": 1}
     if structure is not None and structured and strategy_named(strategy).uses_structure:
         store_structure(rs, doc_id, structure)

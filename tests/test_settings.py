@@ -57,7 +57,7 @@ ROUND_2_ORDER = (
 
 TODAY = {"extractive_summaries": "model_tasks"}
 """Round 2's names that were replaced since, by today's name."""
-ROUND_3_ADDED = ("max_concurrency", "background_context")
+ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_max")
 """Settings added since, after round 2's (run.json lists them last)."""
 
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import PurePath
 
+from chunker.chunking.outline import Outline, leaf_limit, leaf_section, outline_of
 from chunker.config.sections import ChunkingSettings
 from chunker.document.markdown_query import covering
 from chunker.document.structure import (DocumentStructure, kind_of, parse_structure, safe_cut, section_of,
@@ -65,6 +66,15 @@ def run_structure(rs: RunStore, doc_id: str) -> DocumentStructure | None:
     return rs.memo.get((_KIND, doc_id), load)
 
 
+def run_outline(rs: RunStore, doc_id: str) -> Outline | None:
+    """The outline of the run's structure (`chunker/chunking/outline.py`: its folds and node
+    spans), worked out once per run from the stored structure and text."""
+    structure = run_structure(rs, doc_id)
+    if structure is None:
+        return None
+    return rs.memo.get(("outline", doc_id), lambda: outline_of(structure, rs.units(doc_id).text))
+
+
 @dataclass(frozen=True)
 class Peel:
     """The structure around one cursor position."""
@@ -73,7 +83,8 @@ class Peel:
     text: str
     cursor: int
     limit: int
-    """End of the cursor's section: the next heading's start (or the end of the text)."""
+    """End of the cursor's section: the next heading's start (or the end of the text); past
+    the headings that fold into their first subsection (`chunker/chunking/outline.py`)."""
 
     def clamp(self, offset: int) -> int:
         return min(offset, self.limit)
@@ -133,8 +144,8 @@ def peel_of(rs: RunStore, doc_id: str, cursor: int) -> Peel | None:
     structure = run_structure(rs, doc_id)
     if structure is None:
         return None
-    section = section_of(cursor, structure)
-    return Peel(structure=structure, text=rs.units(doc_id).text, cursor=cursor, limit=section.end)
+    limit = leaf_limit(structure, run_outline(rs, doc_id), cursor)
+    return Peel(structure=structure, text=rs.units(doc_id).text, cursor=cursor, limit=limit)
 
 
 @dataclass(frozen=True)
@@ -166,28 +177,34 @@ def leaf_structure(rs: RunStore, doc_id: str, start: int, end: int) -> LeafStruc
     if unit is not None and unit.kind == "table" and unit.start < start:
         header = table_header((unit.start, unit.end), rs.units(doc_id).text)
     return LeafStructure(kind=kind_of((start, end), structure),
-                         header_path=tuple(section_of(start, structure).header_path),
+                         header_path=tuple(leaf_section(structure, run_outline(rs, doc_id), start).header_path),
                          table_header=header)
 
 
-def document_structure(rs: RunStore) -> DocumentStructure | None:
-    """The run's structure, found through the stored document's id (for the output)."""
+def document_structure(rs: RunStore) -> tuple[DocumentStructure, Outline] | None:
+    """The run's structure and outline, found through the stored document's id (for the output)."""
     item = rs.store.get(rs.ns("doc"), "text")
-    return None if item is None else run_structure(rs, item.value["doc_id"])
+    if item is None:
+        return None
+    doc_id = item.value["doc_id"]
+    structure = run_structure(rs, doc_id)
+    return None if structure is None else (structure, run_outline(rs, doc_id))
 
 
-def block_structure(records: list[NodeRecord], structure: DocumentStructure | None
+def block_structure(records: list[NodeRecord], outline: Outline | None
                     ) -> dict[str, tuple[list[str] | None, str | None]]:
-    """(header_path, title) per block id: the common prefix of its children's heading
-    paths, and the heading's title when the block is exactly one heading's section (with
-    its subsections). Records must list children before their parents (leaves first)."""
-    if structure is None:
+    """(header_path, title) per node id: a block's heading path is the common prefix of its
+    children's; a node, leaf or block, that is exactly one heading's section (with its
+    subsections, folds applied: see `chunker/chunking/outline.py`) gets that heading's title.
+    Records must list children before their parents (leaves first)."""
+    if outline is None:
         return {}
-    titles = {(s.start, s.subtree_end): s.heading.title for s in structure.sections if s.heading}
+    titles = outline.titles
     paths: dict[str, list[str] | None] = {r.id: r.header_path for r in records if r.is_leaf}
     out: dict[str, tuple[list[str] | None, str | None]] = {}
     for r in records:
         if r.is_leaf:
+            out[r.id] = (r.header_path, titles.get(tuple(r.span)) or r.title)
             continue
         kids = [paths.get(c) or [] for c in r.children]
         prefix = list(kids[0]) if kids else []

@@ -1,156 +1,129 @@
-"""Aggregation within sections: where a level's pending items may and may not be grouped.
+"""The section tree: which pending items a sweep groups when a document has an outline.
 
-Each pending item (a leaf or a block) starts either at a heading (a section break of that
-heading's level) or inside a section. The rule, enforced by validate_groups whenever a
-grouping can meet it:
+Every heading's section is one node titled by its heading (`chunker/chunking/outline.py`: its
+span, empty headings folded into their first subsection); its children are its own leaves and
+its subsections' nodes; a block never mixes two sections' children. The document is the
+outermost section. Sweeps follow from where the cursor stands, no LLM call:
 
-    a group that spans the start of a section of level H (a crossed break) must hold whole
-    sections of level H or above: it starts at a heading of level <= H and ends where one
-    starts (or at the end of the document).
+- *closing*: once the cursor has passed a section's end, the items inside it (at least two)
+  become its node. More than `fanout_max` of them first get intermediate blocks, cut at the
+  deepest summary dips into sizes that keep both those blocks and the section's node within
+  `fanout_min`..`fanout_max` as far as the count allows (`fan_groups`); the next sweep closes
+  the section over those blocks. A section with one item has that item as its node.
+- *early*: the section still being read holds more than `fanout_max` items on one level: its
+  leading items become an intermediate block now (the state stays bounded on a long chapter
+  without subheadings).
 
-So a block never mixes part of one chapter with part of the next, and every heading start
-stays a block boundary up to the level where whole sections are merged. When a level's
-items hold section breaks, the structure decides the grouping (`section_groups`, no LLM
-call): one run of items per section, runs too small for a group merged with a neighbour,
-runs too large split at the deepest summary dips. The trailing run of the section still
-being read stays pending while the sections before it can be grouped on their own, and
-the sweep waits for the section to close while they cannot (`swept_count`). A leading
-run too small for a group (the tail of a section whose start is already in a block, or a
-title section with nothing but subsections after it) moves up a level as it is
-(`promoted_count`), where it can join the block that holds its section's start. Plain
-text has no breaks, and everything here is a no-op.
+Pending items live on levels (`pending[level]`, the higher levels covering earlier text); a
+section's items may lie on several (its own leaves, promoted, beside its subsections' blocks).
+A closing sweep first moves them all onto the level of its first item (`gathered`), the
+highest of them, so the block made one level above stays "one above its highest child".
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import math
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
+from chunker.chunking.outline import Outline
+from chunker.config.sections import AggregationSettings
 from chunker.embeddings import split_at_dips
-from chunker.chunking.peel import run_structure
 from chunker.state.store import RunStore
 
-# The start of the document (and its end) is a break above every heading level.
-DOCUMENT_LEVEL = 0
+Planner = Callable[[Sequence[float]], list[list[int]]]
+"""The groups of a sweep's items (indices), given the dips between their summaries."""
 
 
-def start_levels(rs: RunStore, doc_id: str, items: Sequence[Sequence]) -> list[int | None] | None:
-    """Per pending `[id, tokens]` item: the level of the heading its span starts at, 0 at the
-    document's start, None inside a section; None for a run without structure."""
-    structure = run_structure(rs, doc_id)
-    if structure is None:
-        return None
-    levels = {h.start: h.level for h in structure.headings}
-    levels.setdefault(0, DOCUMENT_LEVEL)
-    return [levels.get(rs.get_node(nid).span[0]) for nid, _ in items]
+@dataclass(frozen=True)
+class SectionSweep:
+    """One sweep the outline asks for."""
+
+    level: int
+    """The pending level whose items are grouped (after `gathered`)."""
+    first: int
+    """Index in `pending[level]` of the first item grouped."""
+    count: int
+    """How many items the sweep covers."""
+    closing: bool
+    """True: the items are a closed section's (all of them are grouped); False: an open
+    section's leading items (one intermediate block, the rest stays pending)."""
+
+    def planner(self, agg: AggregationSettings) -> Planner:
+        if self.closing:
+            return lambda dips: fan_groups(self.count, dips, agg)
+        return lambda dips: [leading_group(self.count, dips, agg)]
 
 
-def level_after(rs: RunStore, state: dict, level: int) -> int | None:
-    """The break level right after a level's pending items: where the first pending item
-    of a lower level starts (lower levels cover later text), else the cursor; 0 at the
-    end of the document, None inside a section."""
-    offset = state["cursor"]
-    for lower in range(level - 1, -1, -1):
-        if state["pending"][lower]:
-            offset = rs.get_node(state["pending"][lower][0][0]).span[0]
-            break
-    structure = run_structure(rs, state["doc_id"])
-    if structure is None or offset >= state["doc_chars"]:
-        return DOCUMENT_LEVEL
-    return next((h.level for h in structure.headings if h.start == offset), None)
+def fan_groups(n: int, dips: Sequence[float], agg: AggregationSettings) -> list[list[int]]:
+    """Groups of items 0..n-1 of one section: all of them when they fit `fanout_max`; else
+    k consecutive groups cut at the deepest dips, k near sqrt(n) (the section and its blocks
+    get alike fan-outs), at least ceil(n / fanout_max), at most what keeps every group at
+    `fanout_min` (each group's floor is never below `min_group_size`)."""
+    if n <= agg.fanout_max:
+        return [list(range(n))]
+    fewest = math.ceil(n / agg.fanout_max)
+    most = max(fewest, n // agg.fanout_min)
+    k = min(max(round(math.sqrt(n)), fewest, agg.fanout_min), most)
+    return split_at_dips(n, _dips(n, dips), min(agg.fanout_min, n // k), math.ceil(n / k))
 
 
-def has_breaks(starts: Sequence[int | None]) -> bool:
-    return any(level is not None for level in starts[1:])
+def leading_group(n: int, dips: Sequence[float], agg: AggregationSettings) -> list[int]:
+    """The first intermediate block of an open section's `n` (> fanout_max) items: about
+    halfway into the range, cut at the deepest dip among the first `fanout_max` items."""
+    target = (agg.fanout_min + agg.fanout_max) // 2
+    parts = split_at_dips(min(n, agg.fanout_max), _dips(min(n, agg.fanout_max), dips),
+                          agg.fanout_min, target)
+    return parts[0]
 
 
-def section_problem(groups: list[list[int]], starts: Sequence[int | None], after: int | None) -> str | None:
-    """Why a grouping mixes sections (see the module's rule), or None."""
-    bounds = list(starts) + [after]
-    for group in groups:
-        crossed = [starts[j] for j in group[1:] if starts[j] is not None]
-        if not crossed:
+def _dips(n: int, dips: Sequence[float]) -> list[float]:
+    return [float(d) for d in dips[:n - 1]] if len(dips) >= n - 1 else [0.0] * (n - 1)
+
+
+def _ordered(rs: RunStore, pending: list[list[list]]) -> list[tuple[int, int, tuple[int, int]]]:
+    """(level, index, span) of every pending item, in document order (highest level first)."""
+    return [(level, i, tuple(rs.get_node(item[0]).span))
+            for level in range(len(pending) - 1, -1, -1) for i, item in enumerate(pending[level])]
+
+
+def next_sweep(rs: RunStore, outline: Outline, pending: list[list[list]], cursor: int,
+               agg: AggregationSettings) -> SectionSweep | None:
+    """The sweep the outline asks for now (the innermost closed section with two items or
+    more, else an open section's early block), or None; `pending` as it is (not gathered)."""
+    items = _ordered(rs, pending)
+    best: tuple[int, list[int]] | None = None
+    for start, end in outline.spans:
+        if end > cursor:
             continue
-        top = min(crossed)
-        first, last = bounds[group[0]], bounds[group[-1] + 1]
-        if first is None or first > top or last is None or last > top:
-            j = next(j for j in group[1:] if starts[j] == top)
-            return (f"group {group} spans the start of a section (item {j}) without holding "
-                    "whole sections: start a new group there")
+        inside = [k for k, (_, _, span) in enumerate(items) if start <= span[0] and span[1] <= end]
+        if len(inside) >= 2 and (best is None or end - start < best[0]):
+            best = (end - start, inside)
+    if best is not None:
+        inside = best[1]
+        level, first, _ = items[inside[0]]
+        return SectionSweep(level=level, first=first, count=len(inside), closing=True)
+    open_start = max((s for s, e in outline.spans if s <= cursor < e), default=0)
+    for level, level_items in enumerate(pending):
+        inside = [i for i, item in enumerate(level_items) if rs.get_node(item[0]).span[0] >= open_start]
+        if len(inside) > agg.fanout_max:
+            return SectionSweep(level=level, first=inside[0], count=len(inside), closing=False)
     return None
 
 
-def swept_count(starts: Sequence[int | None], after: int | None, min_size: int, max_size: int,
-                max_pending: int, finalizing: bool) -> int:
-    """How many leading items a sweep groups (0: wait for the open section to close).
-
-    All of them when their last section is closed (the next item starts at a heading of
-    the same or a higher level, or the document ends), when there is no break among them,
-    or at the end. Otherwise (the last section goes on, in its text or in a subsection)
-    the items before its run, when they can be grouped keeping sections apart; else all
-    of them once the level holds `max_pending` items (the count threshold: the state
-    stays bounded); else none yet."""
-    n = len(starts)
-    last = max((j for j in range(1, n) if starts[j] is not None), default=0)
-    own = starts[last]
-    if finalizing or last == 0 or (after is not None and (own is None or after <= own)):
-        return n
-    prefix = starts[:last]
-    prefix = prefix[promoted_count(prefix, min_size):]  # a small leading run moves up instead
-    if len(prefix) >= min_size and section_problem(
-            section_groups(prefix, [], min_size, max_size), prefix, starts[last]) is None:
-        return last
-    return n if n >= max_pending else 0
-
-
-def promoted_count(starts: Sequence[int | None], min_size: int) -> int:
-    """How many leading items move up a level ungrouped: the first section's run when it
-    is too small for a group and the items after it can still be grouped."""
-    n = len(starts)
-    first = next((j for j in range(1, n) if starts[j] is not None), n)
-    return first if first < min_size and n - first >= min_size else 0
-
-
-def section_groups(starts: Sequence[int | None], dips: Sequence[float], min_size: int,
-                   max_size: int, after: int | None = None) -> list[list[int]]:
-    """Consecutive groups of items 0..n-1 that follow the section breaks: whole sections
-    packed together up to `max_size` items where the rule allows (`after`: the break level
-    after the last item), a section too large for one group split at the deepest dips."""
-    n = len(starts)
-    cuts = [j for j in range(1, n) if starts[j] is not None]
-    runs = [list(range(a, b)) for a, b in zip([0] + cuts, cuts + [n])]
-    merged: list[list[int]] = []
-    i = 0
-    while i < len(runs):
-        run = runs[i]
-        if len(run) < min_size and (not merged or _merge_forward(runs, i, starts)) and i + 1 < len(runs):
-            runs[i + 1] = run + runs[i + 1]  # a small section joins the one after it
-        elif len(run) < min_size and merged:
-            merged[-1] = merged[-1] + run  # ... or the one before it
-        else:
-            merged.append(run)
-        i += 1
-    bounds = list(starts) + [after]
-    packed: list[list[int]] = []
-    for run in merged:
-        if packed and len(packed[-1]) + len(run) <= max_size and section_problem(
-                [packed[-1] + run], bounds[:run[-1] + 1], bounds[run[-1] + 1]) is None:
-            packed[-1] = packed[-1] + run  # sibling sections share a block
-        else:
-            packed.append(run)
-    groups: list[list[int]] = []
-    for run in packed:
-        if len(run) <= max_size:
-            groups.append(run)
-            continue
-        inner = list(dips[run[0]:run[-1]]) if len(dips) == n - 1 else [0.0] * (len(run) - 1)
-        groups += [[run[k] for k in part] for part in split_at_dips(len(run), inner, min_size, max_size)]
-    return groups
-
-
-def _merge_forward(runs: list[list[int]], i: int, starts: Sequence[int | None]) -> bool:
-    """A small run joins the next one when that starts at a heading no higher than its own
-    (a subsection or a sibling), else the previous one."""
-    if i + 1 >= len(runs):
-        return False
-    mine, nxt = starts[runs[i][0]], starts[runs[i + 1][0]]
-    return mine is not None and nxt is not None and nxt >= mine
+def gathered(pending: list[list[list]], sweep: SectionSweep) -> list[list[list]]:
+    """`pending` with a closing sweep's items all on `sweep.level`: its items on lower levels
+    (later text) move up, after those already there, so document order holds."""
+    out = [list(items) for items in pending]
+    if not sweep.closing:
+        return out
+    here = len(out[sweep.level]) - sweep.first
+    lower = sweep.count - here
+    for level in range(sweep.level - 1, -1, -1):
+        if lower <= 0:
+            break
+        take = out[level][:lower]
+        out[sweep.level].extend(take)
+        out[level] = out[level][len(take):]
+        lower -= len(take)
+    return out

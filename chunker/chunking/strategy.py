@@ -2,23 +2,28 @@
 load_document.
 
     auto: plain text (no structure)                        -> full  (the LLM loop over the text)
-          structured, tokens <= flat_window_share x window -> flat  (peel's leaves, one block)
-          structured, longer                               -> peel  (headings first)
+          headings                                         -> peel  (the section tree)
+          structured without headings, tokens <= flat_window_share x window
+                                                           -> flat  (peel's leaves, one block)
+          structured without headings, longer              -> peel
 
 A strategy owns whether the Markdown structure shapes the leaves (`uses_structure`: leaves
 end at headings and never inside tables or code), whether levels aggregate while the text is
 read (`sweeps`: the flat strategy's one block over all leaves is made at the end instead, by
-the graph's `group_all` node), and which of a level's pending items a sweep may group
-(`sweep_items`: `peel` groups within sections). The choice is logged and counted in the
-stats (`strategy.flat`, `strategy.peel`, `strategy.full`).
+the graph's `group_all` node), when a sweep happens (`next_sweep`: `full` when a level
+crosses the count or token threshold, `peel` when a section closes, see
+`chunker/chunking/sections.py`) and which of a level's pending items it groups, and how
+(`sweep_items`: the model proposes groups, or `peel`'s outline decides them). The choice is
+logged and counted in the stats (`strategy.flat`, `strategy.peel`, `strategy.full`).
 """
 
 from __future__ import annotations
 
 import functools
-from typing import Literal
+from typing import Literal, NamedTuple
 
-from chunker.chunking.sections import level_after, promoted_count, start_levels, swept_count
+from chunker.chunking.peel import run_outline
+from chunker.chunking.sections import Planner, fan_groups, gathered, next_sweep
 from chunker.config.sections import AggregationSettings
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
@@ -32,8 +37,25 @@ Chosen = Literal["flat", "peel", "full"]
 # is not counted token by token just to learn that.
 _MAX_CHARS_PER_TOKEN = 32
 
-SweepItems = tuple[list, list[int | None] | None, int | None]
-"""A sweep's items, their section break levels and the break level right after them."""
+
+
+class Sweep(NamedTuple):
+    """A sweep's items (`[id, tokens]` pairs of one level) and, where the structure decides
+    their groups without the model, how (`planner`: from the dips between their summaries)."""
+
+    items: list
+    planner: Planner | None = None
+
+
+def crossing_level(pending: list[list[list]], count_threshold: int, token_threshold: int,
+                   min_group_size: int) -> int | None:
+    """The lowest level whose pending summaries cross either threshold."""
+    for level, items in enumerate(pending):
+        if len(items) < min_group_size:
+            continue
+        if len(items) >= count_threshold or sum(tokens for _, tokens in items) >= token_threshold:
+            return level
+    return None
 
 
 class TreeStrategy:
@@ -43,10 +65,19 @@ class TreeStrategy:
     uses_structure = False
     sweeps = True
 
+    def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
+                   ) -> tuple[int, list[list[list]]] | None:
+        """The level to sweep now and the pending levels to sweep it from, or None (here:
+        the lowest level past the count or token threshold, as it is)."""
+        level = crossing_level(state["pending"], agg.summary_count_threshold,
+                               agg.summary_aggregation_threshold, agg.min_group_size)
+        return None if level is None else (level, state["pending"])
+
     def sweep_items(self, state: ChunkerState, rs: RunStore, level: int,
-                    agg: AggregationSettings) -> SweepItems:
-        """The level's pending items that a sweep groups (here: all of them)."""
-        return state["pending"][level], None, None
+                    agg: AggregationSettings) -> Sweep:
+        """The level's pending items that a sweep groups (here: all of them, as the model
+        proposes)."""
+        return Sweep(state["pending"][level])
 
 
 class FlatStrategy(TreeStrategy):
@@ -63,19 +94,28 @@ class PeelStrategy(TreeStrategy):
     name: Chosen = "peel"
     uses_structure = True
 
+    def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
+                   ) -> tuple[int, list[list[list]]] | None:
+        """A closed section's items (gathered onto one level), or an open section's leading
+        ones (`chunker/chunking/sections.py`); without structure, as `full`."""
+        outline = run_outline(rs, state["doc_id"])
+        if outline is None:
+            return super().next_sweep(state, rs, agg)
+        sweep = next_sweep(rs, outline, state["pending"], state["cursor"], agg)
+        return None if sweep is None else (sweep.level, gathered(state["pending"], sweep))
+
     def sweep_items(self, state: ChunkerState, rs: RunStore, level: int,
-                    agg: AggregationSettings) -> SweepItems:
-        """All but the run of a section still being read (see `chunker.chunking.sections`),
-        less a leading run too small for a group, which moves up a level."""
+                    agg: AggregationSettings) -> Sweep:
+        """The items `next_sweep` chose (the state holds them gathered), with their groups;
+        at the end of the document (finalize_tree) a level's items all, as one section's."""
+        outline = run_outline(rs, state["doc_id"])
+        if outline is None:
+            return super().sweep_items(state, rs, level, agg)
         items = state["pending"][level]
-        starts = start_levels(rs, state["doc_id"], items)
-        if starts is None:
-            return items, None, None
-        end = level_after(rs, state, level)
-        n = swept_count(starts, end, agg.min_group_size, agg.max_group_size, agg.summary_count_threshold,
-                        bool(state.get("finalizing")))
-        head = promoted_count(starts[:n], agg.min_group_size)
-        return items[head:n], starts[head:n], (starts[n] if n < len(items) else end)
+        sweep = next_sweep(rs, outline, state["pending"], state["cursor"], agg)
+        if sweep is not None and sweep.level == level:
+            return Sweep(items[sweep.first:sweep.first + sweep.count], sweep.planner(agg))
+        return Sweep(items, lambda dips: fan_groups(len(items), dips, agg))
 
 
 @functools.cache
@@ -98,11 +138,14 @@ def flat_limit(cfg: ChunkerSettings) -> int:
     return int(cfg.chunking.flat_window_share * cfg.llm.model_window)
 
 
-def choose_strategy(cfg: ChunkerSettings, text: str, structured: bool) -> Chosen:
+def choose_strategy(cfg: ChunkerSettings, text: str, structured: bool, headings: bool = False) -> Chosen:
+    """The strategy `cfg.chunking.strategy` names, or under `auto` the one the text calls for."""
     if cfg.chunking.strategy != "auto":
         return cfg.chunking.strategy  # type: ignore[return-value]
     if not structured:
         return "full"
+    if headings:
+        return "peel"  # the section tree: each heading's section a node
     limit = flat_limit(cfg)
     if len(text) <= limit * _MAX_CHARS_PER_TOKEN and count_tokens(text) <= limit:
         return "flat"

@@ -71,6 +71,8 @@ FLAT_KEYS: dict[str, str] = {
     "return_tree": "output.return_tree",
     "max_concurrency": "llm.max_concurrency",
     "background_context": "background.context",
+    "fanout_min": "aggregation.fanout_min",
+    "fanout_max": "aggregation.fanout_max",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

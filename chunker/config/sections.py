@@ -187,12 +187,25 @@ class AggregationSettings(BaseModel):
     min_group_size: int = Field(2, ge=2)
     """Hard floor on group size: no block ever has a single child."""
     max_group_size: int = 5
-    """Soft cap on group size: exceeded once, the grouping is re-prompted, then accepted."""
+    """Soft cap on group size when the model groups (plain text, and a corpus's folders):
+    exceeded once, the grouping is re-prompted, then accepted."""
+    fanout_min: int = Field(4, ge=2)
+    """The fewest children the section tree aims for in a block it makes itself (an
+    intermediate block of a section with more than `fanout_max` children). A section with
+    fewer children of its own keeps them (2 or 3): the outline, not this, decides."""
+    fanout_max: int = Field(12, ge=2)
+    """The most children the section tree aims for: a section (the document included) with
+    more children gets intermediate blocks within it, sized so that they and the section
+    fall in `fanout_min`..`fanout_max`. 4-12: a list a reader (a person scanning a table of
+    contents, a model choosing a branch) takes in at once, 7 +/- 5, so that a tree of N
+    leaves is about log_8 N levels deep rather than log_3 N (fewer choices to get wrong)."""
 
     @model_validator(mode="after")
     def _group_sizes(self) -> "AggregationSettings":
         if self.max_group_size < self.min_group_size:
             raise ValueError("max_group_size must be at least min_group_size")
+        if self.fanout_min < self.min_group_size or self.fanout_max < self.fanout_min:
+            raise ValueError("need min_group_size <= fanout_min <= fanout_max")
         if self.summary_count_threshold < self.min_group_size:
             raise ValueError("summary_count_threshold must be at least min_group_size")
         return self

@@ -33,8 +33,9 @@ def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta
     own, a node written again keeps it while its words still describe it."""
     names = names or {}
     parents = {c: r.id for r in records for c in r.children}
-    structure = document_structure(rs)  # Markdown: blocks' heading paths and titles
-    headed = block_structure(records, structure)
+    parsed = document_structure(rs)  # Markdown: blocks' heading paths, sections' titles
+    structure = parsed[0] if parsed else None
+    headed = block_structure(records, parsed[1] if parsed else None)
     if structure is not None and structure.front_matter is not None:
         meta = meta.model_copy(update={"front_matter": structure.front_matter.metadata})
     slugs = SlugAllocator(slug_max_length, taken)

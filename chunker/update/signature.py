@@ -85,6 +85,8 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "synthesize_full_text_levels": _BLOCKS,
     "min_group_size": _BLOCKS,
     "max_group_size": _BLOCKS,
+    "fanout_min": _BLOCKS,
+    "fanout_max": _BLOCKS,
     # Summaries are cut to length and slugs made from them, for leaves and blocks alike.
     "summary_max_chars": _LEAF_TEXT | _BLOCKS,
     "slug_max_length": _LEAF_TEXT | _BLOCKS,
