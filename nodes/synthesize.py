@@ -30,18 +30,37 @@ from chunker.state.store import RunStore, node_id
 def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
     rs = run_store(state, runtime)
-    level = state["agg_level"] + 1
+    slot = state["agg_level"] + 1
     group, rest = state["groups_todo"][0], state["groups_todo"][1:]
+    (level, index), = block_places(state, [group])
     background = block_background(rs, cfg.background, level - 1, list(state.get("latest") or []))
-    record, stats = write_block(cfg, rs, level, next_index(state, level), group, background,
-                                runtime.stream_writer)
-    return {"groups_todo": rest, **placed(state, level, [record]), "stats": stats}
+    record, stats = write_block(cfg, rs, level, index, group, background, runtime.stream_writer)
+    return {"groups_todo": rest, **placed(state, slot, [record]), "stats": stats}
 
 
 def next_index(state: ChunkerState, level: int) -> int:
     """The number the next block of `level` gets."""
     counts = state["block_counts"]
     return counts[level] if level < len(counts) else 0
+
+
+def block_level(group: list[str]) -> int:
+    """A block's level: one above its highest child (ids say their level: `node_id`). Under
+    the section tree a pending level may hold lower nodes (a section's own leaves beside its
+    subsections' blocks), so this is not always the swept level + 1."""
+    return 1 + max(int(nid[1:nid.index("-")]) for nid in group)
+
+
+def block_places(state: ChunkerState, groups: list[list[str]]) -> list[tuple[int, int]]:
+    """(level, index) of the blocks over `groups`, numbered on from each level's count."""
+    taken: dict[int, int] = {}
+    places = []
+    for group in groups:
+        level = block_level(group)
+        index = next_index(state, level) + taken.get(level, 0)
+        taken[level] = taken.get(level, 0) + 1
+        places.append((level, index))
+    return places
 
 
 def write_block(cfg: ChunkerSettings, rs: RunStore, level: int, index: int, group: list[str],
@@ -66,20 +85,22 @@ def write_block(cfg: ChunkerSettings, rs: RunStore, level: int, index: int, grou
     return record, stats
 
 
-def placed(state: ChunkerState, level: int, blocks: list[NodeRecord]) -> dict:
-    """The levels' bookkeeping once `blocks` (new blocks of `level`, in order) are written:
-    each is pending on its level and counted, the last is the level's latest."""
+def placed(state: ChunkerState, slot: int, blocks: list[NodeRecord]) -> dict:
+    """The levels' bookkeeping once `blocks` (new blocks of a sweep of level `slot` - 1, in
+    order) are written: each is pending on `slot` and counted on its own level, the last of
+    a level is its latest."""
     counts = list(state["block_counts"])
     pending = [list(items) for items in state["pending"]]
     latest = list(state.get("latest") or [])
-    while len(counts) <= level:
+    top = max([slot] + [record.level for record in blocks])
+    while len(counts) <= top:
         counts.append(0)
-    while len(pending) <= level:
+    while len(pending) <= top:
         pending.append([])
-    while len(latest) <= level:
+    while len(latest) <= top:
         latest.append(None)
     for record in blocks:
-        counts[level] += 1
-        pending[level].append([record.id, record.summary_tokens])
-        latest[level] = record.id
+        counts[record.level] += 1
+        pending[slot].append([record.id, record.summary_tokens])
+        latest[record.level] = record.id
     return {"block_counts": counts, "pending": pending, "latest": latest}

@@ -18,21 +18,19 @@ from langgraph.types import Send
 from chunker.background.policy import group_background
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import run_store, run_store_for
-from chunker.nodes.synthesize import next_index, placed, write_block
+from chunker.nodes.synthesize import block_places, placed, write_block
 from chunker.state.schema import ChunkerState, GroupJob
 from chunker.state.store import node_id
 
 
 def group_jobs(state: ChunkerState) -> list[Send]:
     """One `synthesize_group` task per group of the sweep, in order."""
-    level = state["agg_level"] + 1
-    first = next_index(state, level)
     groups = state["groups_todo"]
     latest = list(state.get("latest") or [])
-    return [Send("synthesize_group", GroupJob(run_key=state["run_key"], level=level, index=first + k,
+    return [Send("synthesize_group", GroupJob(run_key=state["run_key"], level=level, index=index,
                                               group=group, sibling=groups[k - 1] if k else None,
                                               latest=latest))
-            for k, group in enumerate(groups)]
+            for k, (group, (level, index)) in enumerate(zip(groups, block_places(state, groups)))]
 
 
 def synthesize_group(job: GroupJob, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -47,7 +45,6 @@ def synthesize_group(job: GroupJob, runtime: Runtime[ChunkerSettings]) -> dict:
 def place_blocks(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     """The sweep's blocks, written by their tasks, placed in order."""
     rs = run_store(state, runtime)
-    level = state["agg_level"] + 1
-    first = next_index(state, level)
-    blocks = [rs.get_node(node_id(level, first + k)) for k in range(len(state["groups_todo"]))]
-    return {"groups_todo": [], **placed(state, level, blocks)}
+    places = block_places(state, state["groups_todo"])
+    blocks = [rs.get_node(node_id(level, index)) for level, index in places]
+    return {"groups_todo": [], **placed(state, state["agg_level"] + 1, blocks)}
