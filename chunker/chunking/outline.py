@@ -33,6 +33,9 @@ class Outline:
 
     folded: frozenset[int]
     """Indices of the sections that fold into the section after them."""
+    joins: frozenset[int]
+    """Where those next sections start: no leaf may end there (the folded heading would be
+    a leaf of its own again)."""
     spans: tuple[tuple[int, int], ...]
     """(start, end) of every section's node, folds applied (a folded heading's start passes
     to its first subsection), in document order; the document's own span (0, length) first."""
@@ -69,7 +72,8 @@ def outline_of(structure: DocumentStructure, text: str) -> Outline:
             titles[span] = s.heading.title
         if span not in spans:
             spans.append(span)
-    return Outline(folded=folded, spans=tuple(spans), titles=titles)
+    joins = frozenset(sections[i + 1].start for i in folded)
+    return Outline(folded=folded, joins=joins, spans=tuple(spans), titles=titles)
 
 
 def leaf_limit(structure: DocumentStructure, outline: Outline, cursor: int) -> int:

@@ -85,13 +85,16 @@ class Peel:
     limit: int
     """End of the cursor's section: the next heading's start (or the end of the text); past
     the headings that fold into their first subsection (`chunker/chunking/outline.py`)."""
+    joins: frozenset[int] = frozenset()
+    """Starts of the subsections that a folded heading runs into: never a cut."""
 
     def clamp(self, offset: int) -> int:
         return min(offset, self.limit)
 
     def allows(self, offset: int) -> bool:
         """May a chunk that starts at the cursor end at `offset`?"""
-        return self.cursor < offset <= self.limit and safe_cut(offset, self.structure)
+        return (self.cursor < offset <= self.limit and offset not in self.joins
+                and safe_cut(offset, self.structure))
 
     def _block_at(self, offset: int) -> tuple[int, int, str] | None:
         """The atomic unit, heading or front matter strictly containing `offset`."""
@@ -144,8 +147,9 @@ def peel_of(rs: RunStore, doc_id: str, cursor: int) -> Peel | None:
     structure = run_structure(rs, doc_id)
     if structure is None:
         return None
-    limit = leaf_limit(structure, run_outline(rs, doc_id), cursor)
-    return Peel(structure=structure, text=rs.units(doc_id).text, cursor=cursor, limit=limit)
+    outline = run_outline(rs, doc_id)
+    return Peel(structure=structure, text=rs.units(doc_id).text, cursor=cursor,
+                limit=leaf_limit(structure, outline, cursor), joins=outline.joins)
 
 
 @dataclass(frozen=True)
