@@ -156,51 +156,81 @@ def cost(
     _say(quiet, write_cost(results, combine(results), out))
 
 
+def _budgets(text: str) -> tuple[int, ...]:
+    try:
+        budgets = tuple(int(b) for b in text.replace(" ", "").split(",") if b)
+    except ValueError:
+        raise ValueError(f"--budgets takes token counts separated by commas, not {text!r}") from None
+    if not budgets or any(b < 1 for b in budgets):
+        raise ValueError("--budgets takes positive token counts, e.g. 500,1000,2000,4000")
+    return budgets
+
+
 @eval_app.command()
 def navigation(
     run: Path = typer.Argument(..., help="A finished run directory (the tree to navigate)."),
-    questions: Path = typer.Option(..., "--questions", help="JSONL: `question` and `must_contain` a line."),
+    questions: Path = typer.Option(..., "--questions", help="JSONL: `question` and `must_contain` "
+                                   "or reference `spans` ([{start, end, file}]) a line; optional "
+                                   "`prefix` (search only files under it)."),
     embeddings: str = typer.Option("local", "--embeddings", help="local, lexical, ollama:NAME, bm25 (none: the same)."),
-    model: str | None = typer.Option("local", "--model", "-m", help="Model of the LLM navigator "
-                                     "('none' to skip it)."),
-    budget: int | None = typer.Option(None, "--budget", help="Navigator token budget."),
-    max_leaves: int | None = typer.Option(None, "--max-leaves", help="Navigator leaf cap."),
+    model: str | None = typer.Option(None, "--model", "-m", help="Model of the LLM navigator "
+                                     "(collapsed mode; default: no LLM navigator)."),
+    budgets: str = typer.Option(",".join(map(str, (500, 1000, 2000, 4000))), "--budgets",
+                                help="Token budgets every method runs at, comma-separated."),
+    ablation: bool = typer.Option(False, "--ablation", help="Also run the collapsed navigator with "
+                                  "every contextual field, none, and each removed alone."),
+    ablation_alone: bool = typer.Option(False, "--ablation-alone", help="With --ablation, also each "
+                                        "field alone."),
+    max_leaves: int | None = typer.Option(None, "--max-leaves", help="Leaf cap of the descend "
+                                          "mode and of the LLM navigator."),
     child_scoring: str | None = typer.Option(
-        None, "--child-scoring", help="hybrid (BM25 and embedding ranks fused over a child's subtree; "
-                                      "the default), subtree (the best embedding match below a child) "
-                                      "or node (a child's own text)."),
+        None, "--child-scoring", help="descend mode: hybrid (default), subtree or node."),
     backtrack: str = typer.Option("best_first", "--backtrack", help="best_first or depth_first."),
     method: list[str] | None = typer.Option(None, "--method", help="Only methods whose name starts "
-                                            "with this (repeat): navigator-embeddings, navigator-llm, "
-                                            "flat-leaves, bm25-leaves, flat-fixed200, flat-fixed400."),
+                                            "with this (repeat): navigator, navigator-descend, "
+                                            "navigator-llm, bm25-, embeddings-, fusion- (then "
+                                            "leaves, fixed200, fixed400, contextual)."),
     limit: int | None = typer.Option(None, "--limit", help="Only the first N questions."),
     out: Path = typer.Option(Path("bench/results/navigation"), "--out", "-o", help="Folder for the report."),
     quiet: bool = typer.Option(False, "--quiet", "-q"),
 ) -> None:
-    """Success and tokens read of the navigator against flat top-k retrieval (leaves, BM25, fixed chunks)."""
-    from chunker.evaluation.navigation import evaluate_navigation, load_questions
-    from chunker.evaluation.navigation_report import target_line, write_navigation
+    """Success against tokens read at matched budgets: the navigator (collapsed, descend, LLM)
+    against flat BM25, embeddings and fusion over leaves, fixed chunks and contextual leaves."""
+    from chunker.evaluation.navigation import OverBudget, evaluate_navigation
+    from chunker.evaluation.navigation_questions import load_questions
+    from chunker.evaluation.navigation_report import target_lines, write_navigation
     from chunker.navigation.errors import NavigationError
     from chunker.navigation.settings import NavigatorSettings
 
     logging.getLogger("chunker").setLevel(logging.ERROR)
     try:
+        wanted = _budgets(budgets)
         qs = load_questions(questions)[:limit]
         defaults = NavigatorSettings()
         settings = NavigatorSettings(embeddings=embeddings,
-                                     budget_tokens=budget or defaults.budget_tokens,
                                      max_leaves=max_leaves or defaults.max_leaves,
                                      child_scoring=child_scoring or defaults.child_scoring,
                                      backtrack=backtrack)
+
+        def progress(n: int, outcomes: dict) -> None:
+            if quiet:
+                return
+            found = sum(o.success for by in outcomes.values() for o in by.values())
+            runs = sum(len(by) for by in outcomes.values())
+            err.print(f"q{n + 1}/{len(qs)}: {found} of {runs} method-budget runs found it",
+                      highlight=False)
+
         result = evaluate_navigation(
-            run, qs, embeddings=embeddings, model=None if model in (None, "none") else model,
-            settings=settings, methods=method,
-            on_question=None if quiet else lambda n, name, o: err.print(
-                f"q{n + 1} {name}: {'ok' if o.success else 'miss'}, {o.tokens_read} tokens",
-                highlight=False))
+            run, qs, settings=settings, model=None if model in (None, "none") else model,
+            budgets=wanted, methods=method, ablation=ablation, ablation_alone=ablation_alone,
+            questions_path=questions, on_question=progress)
     except (OSError, ValueError, NavigationError) as exc:
         raise _fail(str(exc))
+    except OverBudget as exc:
+        err.print(f"[bold red]bug:[/] {exc}", highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
     written = write_navigation(result, out)
     if not quiet:
-        Console().print(target_line(result.summary()), highlight=False)
+        for line in target_lines(result):
+            Console().print(line, highlight=False)
     _say(quiet, written)

@@ -1,79 +1,67 @@
-"""`chunker eval navigation`: does the tree lead a reader to the passage a question needs?
+"""`chunker eval navigation`: does the tree lead a reader to the passage a question needs,
+reading no more than flat search would?
 
-On a finished run and a JSONL of questions (`question`, `must_contain`), every method
-opens some passages for each question; it succeeds when one passage it opened contains
-`must_contain` (compared after case-folding, straight quotes and collapsed whitespace;
-when no passage of the document holds it verbatim, a fuzzy partial match of at least
-`FUZZY_THRESHOLD` counts). Methods: the navigator (embeddings only; with a model), flat
-top-k over the same leaves with the same embeddings, BM25 top-k, and flat top-k over
-fixed-size chunks of the same source. For each: success, tokens read, LLM calls and
-tokens, seconds; and for the navigator, where its first descent left the gold branch.
+Every method runs on every question at every budget (`DEFAULT_BUDGETS`, or `--budgets`) and
+never reads more than the budget: a method that overspends is a bug (`OverBudget`).
+
+Methods:
+
+- `navigator`: the navigator as `chunker ask` runs it (collapsed search, default settings, no
+  model); `navigator-descend`: the walk from the root (`mode=descend`); `navigator-llm`, when a
+  model is given: collapsed mode, the model choosing among the collapsed search's best branches.
+  Their tokens read are the navigator's own `tokens_read` (everything it rendered: passages with
+  their headers, and in descend mode the children's summaries shown at each choice).
+- flat baselines (`navigation_flat`): {bm25, embeddings, fusion} x {leaves, fixed200, fixed400,
+  contextual}, named `RANKER-UNITS`; they read units in rank order while they fit, the first
+  that does not fit whole cut to what is left, then stop. Their tokens read are the text's.
+- with `ablation`: the collapsed navigator with every contextual field, with none, with each
+  removed alone (`ablation-no-FIELD`) and, with `ablation_alone`, each alone (`ablation-only-FIELD`).
+
+Success is `navigation_questions.Judge`'s rule (reference spans covered by at least
+`SPAN_SHARE`, else `must_contain` in a passage read). In a corpus tree every passage names its
+file, fixed chunks are cut per file, and a question's `prefix` limits every method to the files
+under it (the navigator through `ask(prefix=...)`, flat methods by filtering their ranking).
 """
 
 from __future__ import annotations
 
-import json
 import time
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Callable
 
-from chunker.document.tokens import count_tokens, encoding
+from chunker.evaluation.navigation_flat import flat_methods, read_within
+from chunker.evaluation.navigation_questions import (Judge, Question, Read, file_texts,
+                                                     load_questions, resolve)
 from chunker.graph.navigator_ask import ask
-from chunker.navigation.search import Bm25Index, EmbeddingIndex, load_embeddings, top_k
-from chunker.navigation.settings import NavigatorSettings
+from chunker.navigation.settings import CONTEXT_FIELDS, NavigatorSettings
 from chunker.navigation.tree import Tree, open_tree
 
-FUZZY_THRESHOLD = 90.0
-"""rapidfuzz partial_ratio at or above which a passage counts as holding `must_contain`
-(used only for questions whose `must_contain` is nowhere verbatim in the source)."""
-FLAT_KS = (1, 3, 5)
-CHILD_SCORINGS = ("node", "subtree", "hybrid")
-"""Every `NavigatorSettings.child_scoring`: besides the configured one (`navigator-embeddings`),
-the others run as `navigator-embeddings-NAME` so that one report compares them."""
-FIXED_CHUNK_TOKENS = (200, 400)
-_QUOTES = str.maketrans({"\u2018": "'", "\u2019": "'", "\u201a": "'", "\u201b": "'",
-                         "\u201c": '"', "\u201d": '"', "\u201e": '"', "\u201f": '"'})
+__all__ = ["DEFAULT_BUDGETS", "NavigationEval", "Outcome", "OverBudget", "evaluate_navigation",
+           "load_questions", "navigator_methods"]
+
+DEFAULT_BUDGETS = (500, 1000, 2000, 4000)
+NAVIGATOR = "navigator"
+"""The method the target is about: the navigator as users run it."""
 
 
-@dataclass
-class Question:
-    question: str
-    must_contain: str
-    answer: str = ""
+class OverBudget(RuntimeError):
+    """A method read more tokens than its budget: a bug in that method, never a result."""
 
 
 @dataclass
 class Outcome:
-    """One method on one question."""
+    """One method on one question at one budget."""
 
     success: bool
     tokens_read: int
-    opened: list[str]
+    read: list[dict] = field(default_factory=list)
+    """What it read: id, kind, file, span and tokens of each passage (not the text)."""
     llm_calls: int = 0
     llm_tokens: int = 0
+    """Prompt plus completion tokens (the navigator's stats do not separate them)."""
     seconds: float = 0.0
-    path: list[str] = field(default_factory=list)
-    """The navigator's walk (empty for flat retrieval)."""
     status: str = ""
-
-
-@dataclass
-class Matcher:
-    """The success rule, exact (normalised) first, fuzzy only where exact is impossible."""
-
-    must: str
-    fuzzy: bool
-
-    def __call__(self, passage: str) -> bool:
-        text, must = normalise(passage), normalise(self.must)
-        if must in text:
-            return True
-        if not self.fuzzy:
-            return False
-        from rapidfuzz import fuzz
-
-        return fuzz.partial_ratio(must, text) >= FUZZY_THRESHOLD
 
 
 @dataclass
@@ -82,155 +70,159 @@ class NavigationEval:
     embeddings: str
     model: str | None
     settings: dict
+    budgets: list[int]
     questions: list[Question]
-    outcomes: dict[str, list[Outcome]] = field(default_factory=dict)
+    groups: dict[str, str] = field(default_factory=dict)
+    """Each method's group: navigator, flat or ablation (in the order they ran)."""
+    fields: dict[str, list[str]] = field(default_factory=dict)
+    """The context fields of each ablation method."""
+    outcomes: dict[str, dict[int, list[Outcome]]] = field(default_factory=dict)
+    rules: list[str] = field(default_factory=list)
+    """Each question's success rule: spans, must_contain, must_contain (fuzzy)."""
     gold_leaves: list[list[str]] = field(default_factory=list)
-    lost_at: list[str] = field(default_factory=list)
-    fuzzy: list[bool] = field(default_factory=list)
+    """Leaves that alone satisfy the rule (empty: the answer straddles leaves)."""
+    corpus: bool = False
     wall_s: float = 0.0
 
-    def summary(self) -> dict[str, dict]:
-        out = {}
-        for name, rows in self.outcomes.items():
-            n = len(rows) or 1
-            out[name] = {"success_rate": sum(r.success for r in rows) / n,
-                         "successes": sum(r.success for r in rows),
-                         "tokens_read": sum(r.tokens_read for r in rows) / n,
-                         "llm_calls": sum(r.llm_calls for r in rows) / n,
-                         "llm_tokens": sum(r.llm_tokens for r in rows) / n,
-                         "seconds": sum(r.seconds for r in rows) / n}
+    def methods(self, group: str | None = None) -> list[str]:
+        return [m for m, g in self.groups.items() if group is None or g == group]
+
+    def summary(self) -> dict[str, dict[int, dict]]:
+        """Per method and budget: successes, rate and the means per question."""
+        out: dict[str, dict[int, dict]] = {}
+        for name, by_budget in self.outcomes.items():
+            out[name] = {}
+            for budget, rows in by_budget.items():
+                n = len(rows) or 1
+                out[name][budget] = {
+                    "successes": sum(r.success for r in rows),
+                    "success_rate": sum(r.success for r in rows) / n,
+                    "tokens_read": sum(r.tokens_read for r in rows) / n,
+                    "llm_calls": sum(r.llm_calls for r in rows) / n,
+                    "llm_tokens": sum(r.llm_tokens for r in rows) / n,
+                    "seconds": sum(r.seconds for r in rows) / n}
         return out
 
     def to_dict(self) -> dict:
         return {"run_dir": self.run_dir, "embeddings": self.embeddings, "model": self.model,
-                "settings": self.settings, "wall_s": self.wall_s, "summary": self.summary(),
-                "questions": [asdict(q) for q in self.questions], "gold_leaves": self.gold_leaves,
-                "lost_at": self.lost_at, "fuzzy": self.fuzzy,
-                "outcomes": {k: [asdict(o) for o in v] for k, v in self.outcomes.items()}}
+                "settings": self.settings, "budgets": self.budgets, "corpus": self.corpus,
+                "wall_s": self.wall_s, "groups": self.groups, "fields": self.fields,
+                "summary": self.summary(), "rules": self.rules, "gold_leaves": self.gold_leaves,
+                "questions": [asdict(q) for q in self.questions],
+                "outcomes": {m: {b: [asdict(o) for o in rows] for b, rows in by.items()}
+                             for m, by in self.outcomes.items()}}
 
 
-def normalise(text: str) -> str:
-    return " ".join(text.translate(_QUOTES).casefold().split())
-
-
-def load_questions(path: Path) -> list[Question]:
-    out = []
-    for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
-        if not line.strip():
-            continue
-        try:
-            rec = json.loads(line)
-            out.append(Question(question=str(rec["question"]), must_contain=str(rec["must_contain"]),
-                                answer=str(rec.get("answer", ""))))
-        except (ValueError, KeyError, TypeError):
-            raise ValueError(f"{path}:{number}: expected a JSON object with `question` and "
-                             f"`must_contain`") from None
-    if not out:
-        raise ValueError(f"{path} holds no questions")
+def navigator_methods(settings: NavigatorSettings, model: str | None, ablation: bool,
+                      ablation_alone: bool) -> list[tuple[str, str, NavigatorSettings]]:
+    """(name, group, settings) of every navigator run: the three navigators, then the ablation."""
+    base = replace(settings, model=None, mode="collapsed")
+    out = [(NAVIGATOR, "navigator", base),
+           ("navigator-descend", "navigator", replace(base, mode="descend"))]
+    if model:
+        out.append(("navigator-llm", "navigator", replace(base, model=model)))
+    if ablation:
+        out.append(("ablation-all", "ablation", replace(base, context_fields=CONTEXT_FIELDS)))
+        out.append(("ablation-none", "ablation", replace(base, context_fields=())))
+        out += [(f"ablation-no-{f}", "ablation",
+                 replace(base, context_fields=tuple(x for x in CONTEXT_FIELDS if x != f)))
+                for f in CONTEXT_FIELDS]
+        if ablation_alone:
+            out += [(f"ablation-only-{f}", "ablation", replace(base, context_fields=(f,)))
+                    for f in CONTEXT_FIELDS]
     return out
 
 
-def fixed_chunks(text: str, size: int) -> list[str]:
-    """Consecutive pieces of `size` tokens (cl100k_base), cut wherever the count says."""
-    enc = encoding()
-    ids = enc.encode_ordinary(text)
-    return [enc.decode(ids[i:i + size]) for i in range(0, len(ids), size)]
+def _file_of(tree: Tree, default: str):
+    def file_of(node_id: str) -> str | None:
+        n = tree.node(node_id)
+        return None if n.kind == "folder" else (n.source or default)
+    return file_of
 
 
-def _flat(name: str, scores: Callable[[str], dict[str, float]], originals: dict[str, str],
-          k: int) -> Callable[[Question, Matcher], Outcome]:
-    def run(q: Question, match: Matcher) -> Outcome:
-        started = time.perf_counter()
-        ranked = {i: v for i, v in scores(q.question).items() if i in originals}
-        ids = [i for i, _ in top_k(ranked, k)]
-        return Outcome(success=any(match(originals[i]) for i in ids),
-                       tokens_read=sum(count_tokens(originals[i]) for i in ids), opened=ids,
-                       seconds=round(time.perf_counter() - started, 3))
-    run.__name__ = name
-    return run
+def _navigate(tree: Tree, q: Question, cfg: NavigatorSettings, judge: Judge,
+              file_of: Callable[[str], str | None]) -> Outcome:
+    r = ask(str(tree.path), q.question, cfg, prefix=q.prefix)
+    reads = [Read(p["id"], p["kind"], file_of(p["id"]),
+                  tuple(p["span"]) if p.get("span") is not None else None, p["text"],
+                  p.get("tokens", 0)) for p in r.passages]
+    return Outcome(success=judge.success(reads), tokens_read=r.tokens_read, read=_brief(reads),
+                   llm_calls=r.llm_calls, llm_tokens=r.llm_tokens, seconds=r.seconds,
+                   status=r.status)
 
 
-def _navigator(tree: Tree, settings: NavigatorSettings) -> Callable[[Question, Matcher], Outcome]:
-    def run(q: Question, match: Matcher) -> Outcome:
-        r = ask(str(tree.path), q.question, settings)
-        return Outcome(success=any(match(tree.node(i).original or "") for i in r.leaves),
-                       tokens_read=r.tokens_read, opened=r.leaves, llm_calls=r.llm_calls,
-                       llm_tokens=r.llm_tokens, seconds=r.seconds, path=r.path,
-                       status=r.status)
-    return run
+def _brief(reads: list[Read]) -> list[dict]:
+    return [{"id": r.id, "kind": r.kind, "file": r.source,
+             "span": list(r.span) if r.span else None, "tokens": r.tokens} for r in reads]
 
 
-def lost_at(tree: Tree, path: list[str], gold: list[str]) -> str:
-    """Where the first descent left every branch holding a gold leaf ('' if it never did)."""
-    if not gold:
-        return "no single leaf holds the passage"
-    good = {a for g in gold for a in tree.ancestors(g)}
-    for step, node_id in enumerate(path):
-        if node_id not in good:
-            parent = tree.node(node_id).parent
-            want = next((c for c in tree.node(parent).children if c in good), "?") if parent else "?"
-            return f"level {tree.node(node_id).level}: took {node_id}, gold under {want}"
-        if tree.is_leaf(node_id):
-            return ""
-    return ""
+def _check(name: str, budget: int, q: Question, outcome: Outcome) -> Outcome:
+    if outcome.tokens_read > budget:
+        raise OverBudget(f"{name} read {outcome.tokens_read} tokens at a budget of {budget} on "
+                         f"question {q.line} ({q.question[:60]!r}): a bug in that method")
+    return outcome
 
 
-def evaluate_navigation(run_dir: Path, questions: list[Question], *, embeddings: str,
-                        model: str | None, settings: NavigatorSettings,
-                        methods: list[str] | None = None,
-                        on_question: Callable[[int, str, Outcome], None] | None = None
+def evaluate_navigation(run_dir: Path, questions: list[Question], *, settings: NavigatorSettings,
+                        model: str | None = None, budgets: tuple[int, ...] = DEFAULT_BUDGETS,
+                        methods: list[str] | None = None, ablation: bool = False,
+                        ablation_alone: bool = False, questions_path: Path = Path("questions"),
+                        on_question: Callable[[int, dict[str, dict[int, Outcome]]], None] | None = None
                         ) -> NavigationEval:
-    """Every method on every question (`methods` filters by name prefix)."""
+    """Every method on every question at every budget (`methods` filters the navigator and
+    flat methods by name prefix; the ablation runs when asked). ValueError for questions the
+    tree cannot answer (a file it does not hold, a span out of range, a prefix no file has)."""
     started = time.perf_counter()
+    if not budgets or any(b < 1 for b in budgets):
+        raise ValueError("budgets must be positive token counts")
+    budgets = tuple(sorted(set(budgets)))
     tree = open_tree(run_dir)
-    leaves = tree.leaf_ids()
-    originals = {i: tree.node(i).original or "" for i in leaves}
-    source = "".join(originals[i] for i in leaves)
-    index = tree.index(embeddings, settings.piece_tokens, settings.cache_embeddings)
-    bm25 = Bm25Index({i: tree.search_text(i) for i in leaves})
+    files = file_texts(tree)
+    questions = resolve(questions, tree, files, questions_path)
     wanted = lambda name: not methods or any(name.startswith(m) for m in methods)  # noqa: E731
-    runs: dict[str, Callable[[Question, Matcher], Outcome]] = {}
-    if wanted("navigator-embeddings"):
-        runs["navigator-embeddings"] = _navigator(tree, replace(settings, model=None))
-    for scoring in CHILD_SCORINGS:
-        name = f"navigator-embeddings-{scoring}"
-        if scoring != settings.child_scoring and wanted(name):
-            runs[name] = _navigator(tree, replace(settings, model=None, child_scoring=scoring))
-    if model and wanted("navigator-llm"):
-        runs["navigator-llm"] = _navigator(tree, replace(settings, model=model))
-    for k in FLAT_KS:
-        if wanted(f"flat-leaves-k{k}"):
-            runs[f"flat-leaves-k{k}"] = _flat(f"k{k}", index.scores, originals, k)
-    for k in FLAT_KS:
-        if wanted(f"bm25-leaves-k{k}"):
-            runs[f"bm25-leaves-k{k}"] = _flat(f"bm25{k}", bm25.scores, originals, k)
-    emb = load_embeddings(embeddings)
-    for size in FIXED_CHUNK_TOKENS:
-        names = [f"flat-fixed{size}-k{k}" for k in FLAT_KS if wanted(f"flat-fixed{size}-k{k}")]
-        if not names:
-            continue
-        chunks = {f"F{size}-{n:05d}": t for n, t in enumerate(fixed_chunks(source, size))}
-        cache = tree.path / ".chunker" / "navigation" if settings.cache_embeddings else None
-        fixed = (EmbeddingIndex(emb, chunks, method=embeddings, piece_tokens=settings.piece_tokens,
-                                cache_dir=cache) if emb is not None else Bm25Index(chunks))
-        for name in names:
-            runs[name] = _flat(name, fixed.scores, chunks, int(name.rsplit("k", 1)[1]))
-
-    result = NavigationEval(run_dir=str(run_dir), embeddings=embeddings, model=model,
-                            settings=asdict(settings), questions=questions,
-                            outcomes={name: [] for name in runs})
-    for n, q in enumerate(questions):
-        exact = normalise(q.must_contain) in normalise(source)
-        result.fuzzy.append(not exact)
-        match = Matcher(q.must_contain, fuzzy=not exact)
-        gold = [i for i in leaves if match(originals[i])]
-        result.gold_leaves.append(gold)
-        for name, run in runs.items():
-            outcome = run(q, match)
-            result.outcomes[name].append(outcome)
-            if on_question is not None:
-                on_question(n, name, outcome)
-        nav = result.outcomes.get("navigator-embeddings")
-        result.lost_at.append(lost_at(tree, nav[-1].path, gold) if nav else "")
+    navs = [(n, g, cfg) for n, g, cfg in navigator_methods(settings, model, ablation, ablation_alone)
+            if g == "ablation" or wanted(n)]
+    flats = flat_methods(tree, files, settings, wanted)
+    result = NavigationEval(run_dir=str(run_dir), embeddings=settings.embeddings, model=model,
+                            settings=asdict(settings), budgets=list(budgets), questions=questions,
+                            corpus=tree.is_corpus)
+    for name, group, cfg in navs:
+        result.groups[name] = group
+        if group == "ablation":
+            result.fields[name] = list(cfg.context_fields)
+    for flat in flats:
+        result.groups[flat.name] = "flat"
+    result.outcomes = {m: {b: [] for b in budgets} for m in result.groups}
+    # the ablation's `all` is the navigator itself when its fields are all: not run twice
+    same = {"ablation-all": NAVIGATOR} if (NAVIGATOR in result.groups and "ablation-all" in result.groups
+                                           and settings.context_fields == CONTEXT_FIELDS) else {}
+    file_of = _file_of(tree, next(iter(files), ""))
+    leaves = tree.hierarchy.leaves()
+    for number, q in enumerate(questions):
+        judge = Judge.of(q, files)
+        result.rules.append(judge.rule)
+        result.gold_leaves.append([
+            leaf.id for leaf in leaves
+            if judge.success([Read(leaf.id, "leaf", file_of(leaf.id), leaf.span, leaf.original or "", 0)])])
+        this: dict[str, dict[int, Outcome]] = {}
+        for name, _, cfg in navs:
+            if name in same:
+                this[name] = this[same[name]]
+                continue
+            this[name] = {b: _check(name, b, q, _navigate(tree, q, replace(cfg, budget_tokens=b),
+                                                          judge, file_of)) for b in budgets}
+        for flat in flats:
+            ranked, seconds = flat.ranked(q.question, q.prefix)
+            this[flat.name] = {}
+            for b in budgets:
+                reads, tokens = read_within(ranked, b)
+                this[flat.name][b] = _check(flat.name, b, q, Outcome(
+                    success=judge.success(reads), tokens_read=tokens, read=_brief(reads),
+                    seconds=round(seconds, 4)))
+        for name, by_budget in this.items():
+            for b, outcome in by_budget.items():
+                result.outcomes[name][b].append(outcome)
+        if on_question is not None:
+            on_question(number, this)
     result.wall_s = round(time.perf_counter() - started, 1)
     return result
