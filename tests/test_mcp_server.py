@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 
 import pytest
@@ -13,7 +14,7 @@ from chunker.navigation import NavigatorSettings, open_tree
 from chunker.navigation.mcp_server import build_server
 from test_navigation_trees import build_cinderella, build_one_leaf, chunker_cli
 
-TOOLS = {"list_trees", "overview", "open_node", "read_original", "search", "zoom_out"}
+TOOLS = {"find", "list_trees", "overview", "open_node", "read_original", "search", "zoom_out"}
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +40,13 @@ def test_tool_list_and_calls_in_process(trees):
             original = await client.call_tool("read_original", {"node_id": leaf})
             found = await client.call_tool("search", {"query": "glass slipper", "k": 3})
             bad = await client.call_tool("zoom_out", {"node_id": "L9-99999"})
-            return listed, opened, original, found, bad
+            passages = await client.call_tool("find", {"question": "Who lost a glass slipper?",
+                                                       "budget": 250})
+            return listed, opened, original, found, bad, passages
 
-    listed, opened, original, found, bad = asyncio.run(session())
+    listed, opened, original, found, bad, passages = asyncio.run(session())
+    assert not passages.is_error and "[L0-" in _text(passages)
+    assert 0 < int(re.search(r"\((\d+) tokens\)\s*$", _text(passages)).group(1)) <= 250
     assert {t.name for t in listed.tools} == TOOLS
     schema = next(t for t in listed.tools if t.name == "open_node").input_schema
     assert schema["required"] == ["node_id"]

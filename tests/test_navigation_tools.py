@@ -121,10 +121,18 @@ def test_unknown_node_id_is_an_error_the_agent_can_read(tools, tree):
 
 
 def test_tools_have_typed_schemas_and_descriptions(tools):
-    assert set(tools) == {"overview", "open_node", "read_original", "search", "zoom_out"}
+    assert set(tools) == {"find", "overview", "open_node", "read_original", "search", "zoom_out"}
     assert tools["open_node"].args["node_id"]["type"] == "string"
+    assert tools["find"].args["question"]["type"] == "string"
     assert tools["search"].args["k"]["type"] == "integer"
     assert all(len(t.description) > 40 for t in tools.values())
+
+
+def test_find_reads_passages_within_the_budget_and_explains_bad_input(tools, tree):
+    text = tools["find"].invoke({"question": "Who lost a golden slipper on the stairs?", "budget": 300})
+    shown = int(re.search(r"\((\d+) tokens\)\s*$", text).group(1))
+    assert 0 < shown <= 300 and "[L0-" in text
+    assert "empty" in tools["find"].invoke({"question": "   "})
 
 
 def test_a_folder_without_a_finished_run_is_refused(tmp_path):

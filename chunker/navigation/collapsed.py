@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation.context_index import (Unit, build_units, contextual_leaf_text, document_title,
-                                              heading_path)
+                                              heading_path, heading_text)
 from chunker.navigation.search import BM25_SPECS, Bm25Index, EmbeddingIndex, load_embeddings
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree
@@ -42,8 +42,11 @@ class UnitIndex:
     halves: dict[str, list[tuple[int, int]]]
     """Each leaf's half-pieces (`pieces.windows`): what merged pieces are cut back into."""
     bm25: Bm25Index
-    leaf_bm25: Bm25Index
-    """BM25 over whole leaves with their context (`contextual_leaf_text`)."""
+    leaf_bm25: list[Bm25Index]
+    """BM25 over whole leaves, one index per view: the source's words (the original with its
+    context, `contextual_leaf_text`) and the tree's words for it (its summary and rewrite with
+    the same context). Each view ranks on its own and the ranks are fused: a long original
+    dilutes its summary's terms in a single text, and BM25 normalises by length."""
     embedded: EmbeddingIndex | None
     rrf_k: int
 
@@ -65,8 +68,11 @@ class UnitIndex:
         for u in keep:
             if u.kind == "piece" and u.id in best:
                 leaf_sims[u.node] = max(best[u.id], leaf_sims.get(u.node, float("-inf")))
-        leaf_rankings = [_positive(self.leaf_bm25.scores(question))] + ([leaf_sims] if sims else [])
+        leaf_rankings = [_positive(index.scores(question)) for index in self.leaf_bm25]
+        leaf_rankings += [leaf_sims] if sims else []
         leaf_fused = _fuse(leaf_rankings, leaves, self.rrf_k)
+        self.last_leaf_scores = leaf_fused
+        self.last_unit_scores = fused
         total = {u.id: fused[u.id] + (leaf_fused[u.node] if u.kind == "piece" else 0.0) for u in keep}
         by_id = {u.id: u for u in keep}
         order = sorted(total, key=lambda uid: -total[uid])  # stable: ties keep reading order
@@ -106,19 +112,24 @@ def unit_index(tree: Tree, cfg: NavigatorSettings) -> UnitIndex:
         embedded = EmbeddingIndex(embeddings, short_texts, method=cfg.embeddings,
                                   piece_tokens=cfg.piece_tokens * 4 + cfg.context_tokens,
                                   cache_dir=cache_dir)
-    leaf_texts = {leaf: contextual_leaf_text(tree, leaf, cfg.context_fields, cfg.context_tokens)
-                  for leaf in halves}
-    index = UnitIndex(units, halves, Bm25Index(long_texts), Bm25Index(leaf_texts), embedded, cfg.rrf_k)
+    views = [{leaf: contextual_leaf_text(tree, leaf, cfg.context_fields, cfg.context_tokens, view)
+              for leaf in halves} for view in ("source", "tree")]
+    index = UnitIndex(units, halves, Bm25Index(long_texts), [Bm25Index(v) for v in views], embedded,
+                      cfg.rrf_k)
     return tree.cache_index(key, index)
 
 
 def where_of(tree: Tree, node_id: str) -> str:
-    """Where a node sits, as a reader says it: document title > heading path."""
-    parts = [t for t in [document_title(tree, node_id), *heading_path(tree, node_id)] if t]
+    """Where a node sits, as a reader says it: document title > heading path (a heading that
+    repeats the one before it, such as a file's title heading, said once)."""
     n = tree.node(node_id)
-    if n.children and n.title and (not parts or parts[-1] != " ".join(n.title.split())):
-        parts.append(" ".join(n.title.split()))
-    deduped = [p for i, p in enumerate(parts) if i == 0 or p != parts[i - 1]]
+    parts = [document_title(tree, node_id), *heading_path(tree, node_id)]
+    if n.children and n.title:
+        parts.append(heading_text(n.title))
+    deduped: list[str] = []
+    for part in parts:
+        if part and (not deduped or part.casefold() != deduped[-1].casefold()):
+            deduped.append(part)
     return " > ".join(deduped) or node_id
 
 
@@ -148,7 +159,8 @@ def zoom_targets(tree: Tree, ranked: list[tuple[Unit, float]], cfg: NavigatorSet
     hits: dict[str, list[float]] = {}
     for unit, score in pieces:
         for block in tree.ancestors(unit.node)[1:-1]:  # not the root, not the leaf itself
-            hits.setdefault(block, []).append(score)
+            if tree.node(block).kind != "folder":  # a folder's summary is too broad to read
+                hits.setdefault(block, []).append(score)
     dense = {b: max(v) for b, v in hits.items() if len(v) >= cfg.zoom_hits}
     # the lowest dense block: an ancestor of one adds nothing a reader did not get from it
     out = {b: s for b, s in dense.items()
@@ -174,14 +186,14 @@ def collapsed_read(tree: Tree, question: str, cfg: NavigatorSettings,
 
     for block, score in sorted(zoom.items(), key=lambda kv: -kv[1]):
         summaries[block] = score
-        if cost() > budget:
+        if cost() > cfg.zoom_share * budget:  # summaries may take only a small share
             del summaries[block]
     skipped = 0
     for unit, score in ranked:
         if unit.kind != "piece":
             continue
         pick = unit
-        if tree.node(unit.node).token_count <= cfg.leaf_share * budget:  # small enough: all of it
+        if tree.node(unit.node).token_count <= cfg.leaf_share * (budget - cost()):  # all of it
             last = len(index.halves[unit.node]) - 1
             pick = Unit(unit.id, unit.node, unit.kind, unit.span, unit.offset, (0, last))
         chosen.setdefault(unit.node, []).append((pick, score))
@@ -241,3 +253,22 @@ def ranked_branches(tree: Tree, question: str, cfg: NavigatorSettings,
         if len(out) >= cfg.branches:
             break
     return list(out.items())
+
+
+def find(tree: Tree, question: str, cfg: NavigatorSettings, budget: int | None = None,
+         prefix: str | None = None) -> Reading:
+    """The `find` tool: the collapsed search's reading for `question` within `budget` tokens
+    (the settings' budget when None), in the files under `prefix` when given."""
+    from dataclasses import replace  # noqa: PLC0415
+
+    from chunker.navigation.errors import NavigationError  # noqa: PLC0415
+    from chunker.navigation.scope import nodes_under, normalise_prefix  # noqa: PLC0415
+
+    if not question.strip():
+        raise NavigationError("the question is empty")
+    if budget is not None and budget < 1:
+        raise NavigationError("budget must be at least 1 token")
+    prefix = normalise_prefix(prefix)
+    allowed = nodes_under(tree.hierarchy, prefix) if prefix is not None else None
+    settings = replace(cfg, budget_tokens=budget) if budget is not None else cfg
+    return collapsed_read(tree, " ".join(question.split()), settings, allowed)

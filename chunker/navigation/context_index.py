@@ -26,6 +26,7 @@ still fits the model's input (all-MiniLM-L6-v2 reads 256 word pieces); BM25 read
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from chunker.document.tokens import encoding
@@ -51,8 +52,18 @@ class Unit:
     overlapping pieces read together merge by them."""
 
 
+_ATTRIBUTES = re.compile(r"\s*\{\s*[#.][^{}]*\}\s*$")
+"""A heading's trailing attribute list (`## Setup { #setup }`, Pandoc and MkDocs): an anchor
+for links, not words a reader says."""
+
+
 def _line(text: str | None) -> str:
     return " ".join((text or "").split())
+
+
+def heading_text(text: str | None) -> str:
+    """A heading as a reader names it: one line, without a trailing `{ #anchor }`."""
+    return _ATTRIBUTES.sub("", _line(text))
 
 
 def document_title(tree: Tree, node_id: str) -> str:
@@ -60,10 +71,10 @@ def document_title(tree: Tree, node_id: str) -> str:
     for nid in reversed(tree.ancestors(node_id)):
         n = tree.node(nid)
         if n.kind == "document" and n.title:
-            return _line(n.title)
+            return heading_text(n.title)
     root = tree.node(tree.root_id)
     if not tree.is_corpus:
-        return _line(root.title or (tree.hierarchy.meta.source or ""))
+        return heading_text(root.title or (tree.hierarchy.meta.source or ""))
     return ""
 
 
@@ -71,8 +82,8 @@ def heading_path(tree: Tree, node_id: str) -> list[str]:
     """The leaf's heading chain (Markdown), else the titles of the titled blocks above it."""
     n = tree.node(node_id)
     if n.header_path:
-        return [_line(h) for h in n.header_path if _line(h)]
-    return [_line(tree.node(a).title) for a in tree.ancestors(node_id)[:-1]
+        return [heading_text(h) for h in n.header_path if heading_text(h)]
+    return [heading_text(tree.node(a).title) for a in tree.ancestors(node_id)[:-1]
             if tree.node(a).title and tree.node(a).kind in ("block", "document")]
 
 
@@ -156,13 +167,17 @@ def build_units(tree: Tree, fields: tuple[str, ...], piece_tokens: int, context_
     return units, long_texts, short_texts, halves_of
 
 
-def contextual_leaf_text(tree: Tree, leaf_id: str, fields: tuple[str, ...], context_tokens: int) -> str:
-    """A whole leaf as contextual indexing writes it: its context lines, its original, then
-    its rewrite (when `rewritten` is a field). What a flat index over contextual leaves reads."""
+def contextual_leaf_text(tree: Tree, leaf_id: str, fields: tuple[str, ...], context_tokens: int,
+                         view: str = "both") -> str:
+    """A whole leaf as contextual indexing writes it: its context lines, then its original
+    (`view` "source"), its rewrite when `rewritten` is a field ("tree": the context lines with
+    the summary and the rewrite, not the original), or both ("both", the default: what a flat
+    index over contextual leaves reads)."""
     n = tree.node(leaf_id)
     fields = check_fields(fields)
     lines = context_lines(tree, leaf_id, fields, context_tokens)
-    lines.append(n.original or "")
-    if "rewritten" in fields and n.rewritten:
+    if view in ("source", "both"):
+        lines.append(n.original or "")
+    if view in ("tree", "both") and "rewritten" in fields and n.rewritten:
         lines.append(n.rewritten)
     return "\n".join(t for t in lines if t)

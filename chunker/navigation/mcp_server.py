@@ -51,8 +51,9 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
     trees = tree_names(paths)
     texts = descriptions(any(t.is_corpus for t in trees.values()))
     server = MCPServer(SERVER_NAME, instructions=(
-        "Browse document trees built by chunker: start with overview, descend with open_node, "
-        "read a leaf's exact text with read_original; search jumps to matching nodes."))
+        "Browse document trees built by chunker: find returns the passages a question needs "
+        "within a token budget; or start with overview, descend with open_node, read a leaf's "
+        "exact text with read_original; search jumps to matching nodes."))
 
     def pick(name: str | None) -> Tree:
         if name is None:
@@ -73,6 +74,15 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
     @server.tool(structured_output=False, description="The trees this server offers, each with its root summary.")
     def list_trees() -> str:
         return "\n".join(f"- {name}: {t.overview().summary}" for name, t in trees.items())
+
+    @server.tool(structured_output=False, description=texts["find"])
+    def find(question: Annotated[str, Field(description="the question, in your own words")],
+             budget: Annotated[int | None, Field(ge=1, le=100_000, description=(
+                 "the most tokens to read; leave it out for the default"))] = None,
+             path_prefix: PathPrefix = None, tree: TreeName = None) -> str:
+        from chunker.navigation.collapsed import find as collapsed_find  # noqa: PLC0415
+
+        return run(lambda: collapsed_find(pick(tree), question, cfg, budget, path_prefix))
 
     @server.tool(structured_output=False, description=texts["overview"])
     def overview(tree: TreeName = None) -> str:

@@ -72,12 +72,15 @@ class NavigatorSettings:
     summaries are cut here too), so that context and piece fit a sentence-embedding model's
     input; BM25 gets the whole context."""
     leaf_share: float = 0.5
-    """Read a matching leaf whole when it takes at most this share of the budget; a longer
-    one is read by its matching pieces. Large budgets thus read whole passages in context,
-    small ones several places."""
+    """Read a matching leaf whole when it takes at most this share of the budget still left;
+    a longer one is read by its matching pieces. A large budget thus reads its best passages
+    whole, in context, and a small one (or the end of any budget) several places."""
     zoom_hits: int = 3
     """Zoom out: read a section's summary when this many of the `zoom_window` best pieces lie
     under it (0: never read a summary)."""
+    zoom_share: float = 0.1
+    """Zoomed-out summaries may take at most this share of the budget (the rest is for
+    passages): a small budget reads passages only."""
     zoom_window: int = 8
     """How many of the best units `zoom_hits` and a block's own rank are counted among."""
     scan_after_full: int = 25
@@ -116,8 +119,8 @@ class NavigatorSettings:
         object.__setattr__(self, "context_fields", check_fields(tuple(self.context_fields)))
         if self.context_tokens < 0 or self.zoom_hits < 0 or self.branches < 1:
             raise ValueError("context_tokens and zoom_hits must be at least 0, branches at least 1")
-        if not 0.0 <= self.leaf_share <= 1.0:
-            raise ValueError("leaf_share must be between 0 and 1")
+        if not 0.0 <= self.leaf_share <= 1.0 or not 0.0 <= self.zoom_share <= 1.0:
+            raise ValueError("leaf_share and zoom_share must be between 0 and 1")
         if self.zoom_window < 1 or self.scan_after_full < 0:
             raise ValueError("zoom_window must be at least 1, scan_after_full at least 0")
         if self.backtrack not in ("depth_first", "best_first"):

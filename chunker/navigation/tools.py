@@ -1,4 +1,4 @@
-"""LangChain tools over a finished tree: `overview`, `open_node`, `read_original`,
+"""LangChain tools over a finished tree: `find`, `overview`, `open_node`, `read_original`,
 `search`, `zoom_out`.
 
 Each is a `StructuredTool` with a typed argument schema and a description written for
@@ -43,6 +43,13 @@ class SearchArgs(BaseModel):
     k: int = Field(default=5, ge=1, le=50, description="how many nodes to return")
 
 
+class FindArgs(BaseModel):
+    question: str = Field(description="the question, in your own words")
+    budget: int | None = Field(default=None, ge=1, le=100_000, description=(
+        "the most tokens to read (passages and their headers together); leave it out for the "
+        "default"))
+
+
 PATH_PREFIX = ("search only the files whose path (relative to the corpus root, as results "
                "show it) starts with this: a folder such as 'tutorial/security/' or one "
                "file's path; leave it out to search everything")
@@ -52,7 +59,15 @@ class CorpusSearchArgs(SearchArgs):
     path_prefix: str | None = Field(default=None, description=PATH_PREFIX)
 
 
+class CorpusFindArgs(FindArgs):
+    path_prefix: str | None = Field(default=None, description=PATH_PREFIX)
+
+
 DESCRIPTIONS = {
+    "find": "Usually the first call. The passages that best answer a question, found by ranking "
+            "every passage and section summary of the document at once, read within a token "
+            "budget and returned in document order, each with where it sits (title and heading "
+            "path) and its id. Follow up with zoom_out or read_original to read around a passage.",
     "overview": "Start here. The whole document's summary and its top-level sections, each "
                 "with an id and a one-line summary. Open a section with open_node.",
     "open_node": "Open one node: its summary, its full rewritten text, and the one-line "
@@ -68,6 +83,10 @@ DESCRIPTIONS = {
 }
 
 CORPUS_DESCRIPTIONS = {
+    "find": "Usually the first call. The passages that best answer a question, found by ranking "
+            "every passage and section summary of the document at once, read within a token "
+            "budget and returned in document order, each with where it sits (title and heading "
+            "path) and its id. Follow up with zoom_out or read_original to read around a passage.",
     **DESCRIPTIONS,
     "overview": "Start here. The whole collection's summary and its top-level folders and "
                 "documents, each with an id, its kind, its title (a document also its file) "
@@ -79,6 +98,10 @@ CORPUS_DESCRIPTIONS = {
     "read_original": "The exact original text of a leaf (a passage of one file), word for "
                      "word, with the file it comes from and its character offsets there, to "
                      "quote or answer from. Folders and blocks have no original of their own.",
+    "find": "Usually the first call. The passages that best answer a question, from every "
+            "document of the collection at once (give path_prefix to keep to one folder or "
+            "file), read within a token budget and returned in document order, each with its "
+            "file, characters, where it sits and its id.",
     "search": "Find nodes at any level whose title, summary or text matches a query, best "
               "first, with their ids, files and character offsets. Give path_prefix to search "
               "one folder or one file only. Use it to jump into the tree when the summaries do "
@@ -93,9 +116,14 @@ def descriptions(corpus: bool) -> dict[str, str]:
 
 
 def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[StructuredTool]:
-    """The five navigation tools bound to one tree."""
+    """The six navigation tools bound to one tree."""
     cfg = settings or NavigatorSettings()
     texts = descriptions(tree.is_corpus)
+
+    def find(question: str, budget: int | None = None, path_prefix: str | None = None) -> str:
+        from chunker.navigation.collapsed import find as collapsed_find  # noqa: PLC0415
+
+        return _shown(collapsed_find(tree, question, cfg, budget, path_prefix))
 
     def overview() -> str:
         return _shown(tree.overview())
@@ -115,8 +143,9 @@ def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[St
 
     node_arg = CorpusNodeArg if tree.is_corpus else NodeArg
     search_args = CorpusSearchArgs if tree.is_corpus else SearchArgs
+    find_args = CorpusFindArgs if tree.is_corpus else FindArgs
     specs: list[tuple[Callable[..., str], type[BaseModel]]] = [
-        (overview, NoArgs), (open_node, node_arg), (read_original, node_arg),
+        (find, find_args), (overview, NoArgs), (open_node, node_arg), (read_original, node_arg),
         (search, search_args), (zoom_out, node_arg)]
     return [StructuredTool.from_function(_guarded(fn, texts[fn.__name__]), name=fn.__name__,
                                          description=texts[fn.__name__],

@@ -163,10 +163,12 @@ class ReadPassage(BaseModel):
     tokens: int = 0
 
     def render(self) -> str:
-        at = ", ".join(p for p in (self.source, _chars(self.span)) if p)
-        head = f"[{self.id}] {self.where}" + (f" ({at})" if at else "")
-        label = " (summary of the section)" if self.kind == "summary" else ""
-        return f"{head}{label}\n{self.text}"
+        """The header a reader needs to cite and follow up (the id, where it sits; a corpus
+        passage its file too), then the text. Characters stay in the record, not in the
+        rendering: every header token is paid from the budget."""
+        file = f" ({self.source})" if self.source else ""
+        label = " (section summary)" if self.kind == "summary" else ""
+        return f"[{self.id}] {self.where}{file}{label}\n{self.text}"
 
 
 class Reading(BaseModel):
