@@ -255,7 +255,8 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     written = json.loads((out / "hierarchy.json").read_text())["meta"]["config"]
     expected = {k: v for k, v in ROUND_2_CONFIG.items() if k not in ("return_tree", "extractive_summaries")}
     assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],
-                       "background_context": "written"}  # a setting round 2 did not have: its default
+                       "background_context": "written",  # settings round 2 did not have: their defaults
+                       "fanout_min": 4, "fanout_max": 12}
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):
