@@ -12,6 +12,7 @@ import pytest
 from chunker.evaluation.navigation import evaluate_navigation
 from chunker.evaluation.navigation_flat import build_units
 from chunker.evaluation.navigation_questions import file_texts, load_questions
+from chunker.evaluation.navigation_report import write_navigation
 from chunker.navigation import NavigatorSettings, open_tree
 from test_navigation_corpus import INSTALL, INSTALL_LEAVES, SECURITY, corpus_hierarchy, write_tree
 
@@ -106,3 +107,17 @@ def test_corpus_questions_the_tree_cannot_hold_are_refused(out, tmp_path, line, 
     with pytest.raises(ValueError) as exc:
         evaluate_navigation(out, qs, settings=BM25, questions_path=path)
     assert str(exc.value).startswith(f"{path}:1: ") and message in str(exc.value)
+
+
+def test_the_llm_navigator_reports_its_calls_and_tokens_within_budget(out, tmp_path):
+    path, qs = _questions(tmp_path, [PREFIX_QUESTION])
+    res = evaluate_navigation(out, qs, settings=LEXICAL, model="scripted", budgets=(60, 400),
+                              methods=["navigator-llm"], questions_path=path)
+    assert res.methods() == ["navigator-llm"]
+    for budget in (60, 400):
+        outcome = res.outcomes["navigator-llm"][budget][0]
+        assert outcome.llm_calls > 0 and outcome.llm_tokens > 0 and outcome.tokens_read <= budget
+    md = write_navigation(res, tmp_path / "report")["report"].read_text(encoding="utf-8")
+    calls = " / ".join(f"{res.summary()['navigator-llm'][b]['llm_calls']:.1f}" for b in (60, 400))
+    assert f"| {calls} |" in md
+    assert "target not measured" in md
