@@ -8,7 +8,9 @@ Units (`UNITS`), each a stretch of one file with its characters:
 - `contextual`: the tree's leaves indexed with their context (document title, heading path,
   ancestors' summaries, own summary, rewrite: `contextual_leaf_text` with the navigator's
   `context_fields`), the flat form of contextual retrieval. What is *read* is still the leaf's
-  original text: the context only helps to find it.
+  original text: the context only helps to find it. (For the embeddings the whole contextual
+  text is cut into pieces of `piece_tokens` like any long text, so the context lines sit in the
+  first piece only; BM25 reads all of it.)
 
 Rankers (`RANKERS`): `bm25` (rank-bm25; a unit sharing no word with the question is not ranked),
 `embeddings` (the provider given: cosine similarity of the best piece of `piece_tokens`), and
