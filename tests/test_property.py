@@ -131,6 +131,7 @@ md_texts = st.builds(lambda fm, blocks: fm + "\n".join(blocks),
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(data=st.data(), text=md_texts, seed=st.integers(0, 5))
 def test_markdown_is_lossless_and_never_cut_inside_a_unit_or_across_a_heading(mode, data, text, seed):
+    from chunker.chunking.outline import outline_of
     from chunker.document.structure import parse_structure, safe_cut, table_row_cuts
 
     max_tokens = 40
@@ -144,10 +145,11 @@ def test_markdown_is_lossless_and_never_cut_inside_a_unit_or_across_a_heading(mo
     big_table_rows = {cut for u in structure.atomic_units
                       if u.kind == "table" and count_tokens(text[u.start:u.end]) > max_tokens
                       for cut in table_row_cuts((u.start, u.end), text)}
+    joins = outline_of(structure, text).joins  # a heading without text runs into its subsection
     for leaf in leaves(out["tree"]):
         start, end = leaf["span"]
         assert safe_cut(end, structure) or end in big_table_rows, leaf
-        assert not any(start < h.start < end for h in structure.headings), leaf
+        assert not any(start < h.start < end and h.start not in joins for h in structure.headings), leaf
 
 
 # Each fault, alone, on a real text: it changes answers in every mode where it means

@@ -346,13 +346,18 @@ def test_a_setting_that_shapes_nothing_redoes_nothing(base, tmp_path):
     assert run_json[0] == run_json[1]
 
 
+FANOUT = ("--set", "fanout_min=2", "--set", "fanout_max=3")
+
+
 def test_a_group_size_change_regroups_the_kept_leaves(base, tmp_path):
+    # the section tree's fan-out (a Markdown document's blocks follow its headings: the model's
+    # max_group_size no longer sizes them, issue 21)
     doc, out = copy_of(base, tmp_path)
     old = hierarchy(out)
     counter = tmp_path / "calls.txt"
-    plan = json.loads(chunker("update", out, "--set", "max_group_size=3", "--dry-run", "--json").stdout)
+    plan = json.loads(chunker("update", out, *FANOUT, "--dry-run", "--json").stdout)
     assert plan["mode"] == "rebuild" and list(plan["stale"]) == ["blocks"]
-    result = chunker("update", out, "--set", "max_group_size=3", "--json", counter=counter)
+    result = chunker("update", out, *FANOUT, "--json", counter=counter)
     assert result.exit_code == 0, result.output
     stats = json.loads(result.stdout)["stats"]
     made = calls(counter)
@@ -370,10 +375,10 @@ def test_a_group_size_change_regroups_the_kept_leaves(base, tmp_path):
     assert record["added"]["blocks"] == len(blocks(new)) and "blocks" not in record["reused"]
     assert record["removed"]["blocks"] == len(blocks(old))
     assert record["stale"] and list(record["stale"]) == ["blocks"]
-    assert new["meta"]["config"]["max_group_size"] == 3
+    assert new["meta"]["config"]["fanout_max"] == 3
     # grouped as a fresh run with the new setting groups the same passages
     result = chunker("run", doc, "-o", tmp_path / "fresh", "--model", "scripted", *SETTINGS,
-                     "--set", "max_group_size=3", "-q")
+                     *FANOUT, "-q")
     assert result.exit_code == 0, result.output
     assert shape(new) == shape(hierarchy(tmp_path / "fresh")) != shape(old)
     # the new setting is the tree's now: a second update has nothing to do

@@ -54,8 +54,8 @@ class TreeNode(BaseModel):
         default=None, description="Markdown documents: the heading chain, outermost first (a "
                                   "block's is its children's common prefix)")
     title: str | None = Field(
-        default=None, description="Markdown blocks that are exactly one heading's section: its "
-                                  "title; folders and documents: their title")
+        default=None, description="Markdown nodes (leaves or blocks) that are exactly one heading's "
+                                  "section: its title; folders and documents: their title")
     tags: list[str] | None = Field(default=None, description="documents: their front matter's tags")
 
     @model_serializer(mode="wrap")
