@@ -62,6 +62,15 @@ def allowed_nodes(tree: Tree, state: NavigatorState) -> set[str] | None:
     return allowed
 
 
+def walkable(tree: Tree, state: NavigatorState, children: list[str]) -> list[str]:
+    """The children a walk may enter: all of them, or under a prefix those that are, or that
+    hold, nodes of the prefix's files (a folder mixing files in and out of it is entered)."""
+    if not state.get("prefix"):
+        return list(children)
+    under = nodes_under(tree.hierarchy, state["prefix"])
+    return [c for c in children if c in under or any(d in under for d in tree.descendants(c))]
+
+
 def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
     """No model: rank every unit at once and read the best within the budget."""
     cfg, tree = nav_settings(runtime), tree_of(state)
@@ -113,11 +122,14 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
     """Rank the current block's children; descend into the best, keep the rest for later."""
     cfg, tree = nav_settings(runtime), tree_of(state)
     node = tree.node(state["current"])
-    refs = [tree.ref(c) for c in node.children]
+    children = walkable(tree, state, node.children)
+    if not children:  # a prefix that keeps none of this block's children
+        return {"status": "exhausted"}
+    refs = [tree.ref(c) for c in children]
     cost = 0 if node.id in state["shown"] else count_tokens(llm.children_listing(refs))
     if state["tokens_read"] + cost > cfg.budget_tokens:
         return {"status": "budget_exhausted"}
-    sims = child_scores(tree, cfg, state["question"], node.children)
+    sims = child_scores(tree, cfg, state["question"], children)
     order = sorted(range(len(refs)), key=lambda i: -sims[i])
     stats: dict[str, int] = {}
     if cfg.model is not None:
@@ -134,8 +146,8 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
     pushed: list[Branch] = []
     for i in reversed(order[1:]):  # pushed worst first: depth_first pops the next-best
         seq += 1
-        pushed.append(Branch(id=node.children[i], score=sims[i], seq=seq))
-    chosen = node.children[order[0]]
+        pushed.append(Branch(id=children[i], score=sims[i], seq=seq))
+    chosen = children[order[0]]
     tokens = state["tokens_read"] + cost
     _emit(runtime, "choose", chosen, tokens)
     return {"current": chosen, "path": state["path"] + [chosen], "tokens_read": tokens,

@@ -87,8 +87,6 @@ def test_a_prefix_keeps_every_method_to_its_files(prefixed):
     assert prefixed.outcomes["bm25-leaves"][400][1].success
 
 
-@pytest.mark.xfail(strict=True, reason="descend mode walks from the root whatever the prefix "
-                                       "(nodes/navigator.py: choose_child never reads state['prefix'])")
 def test_a_prefix_keeps_the_descending_navigator_to_its_files(prefixed):
     _kept(prefixed, "navigator-descend")
 
