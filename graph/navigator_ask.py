@@ -36,6 +36,7 @@ class NavigationResult(BaseModel):
     status: str
     llm_calls: int = 0
     llm_tokens: int = Field(default=0, description="prompt plus completion tokens")
+    prompt_tokens: int = Field(default=0, description="prompt tokens alone")
     fallbacks: int = Field(default=0, description="model answers replaced by embeddings")
     seconds: float = 0.0
 
@@ -76,5 +77,6 @@ def ask(tree_dir: str, question: str, settings: NavigatorSettings,
         tokens_read=final.get("tokens_read", 0), status=final.get("status", ""),
         llm_calls=stats.get("calls.total", 0),
         llm_tokens=stats.get("tokens.prompt", 0) + stats.get("tokens.completion", 0),
+        prompt_tokens=stats.get("tokens.prompt", 0),
         fallbacks=stats.get("fallbacks.choose", 0) + stats.get("fallbacks.judge", 0),
         seconds=round(time.perf_counter() - started, 3))

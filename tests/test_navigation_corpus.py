@@ -261,7 +261,7 @@ def test_a_single_document_tree_renders_ids_only(tmp_path):
     assert children_listing([single.ref(n.id) for n in leaves]) == "[1] Part 0.\n[2] Part 1."
     assert _hit_ids(single.search("another", 1, embeddings="bm25", piece_tokens=200).render()) \
         == ["L0-00001"]
-    assert "SearchArgs" == make_tools(single, BM25)[3].args_schema.__name__
+    assert "SearchArgs" == {t.name: t for t in make_tools(single, BM25)}["search"].args_schema.__name__
     with pytest.raises(UnknownNode, match="ids run from L0-00000 up to its root L1-00000"):
         single.node("F-root")
 

@@ -59,6 +59,7 @@ class Outcome:
     """What it read: id, kind, file, span and tokens of each passage (not the text)."""
     llm_calls: int = 0
     llm_tokens: int = 0
+    prompt_tokens: int = 0
     """Prompt plus completion tokens (the navigator's stats do not separate them)."""
     seconds: float = 0.0
     status: str = ""
@@ -100,6 +101,7 @@ class NavigationEval:
                     "tokens_read": sum(r.tokens_read for r in rows) / n,
                     "llm_calls": sum(r.llm_calls for r in rows) / n,
                     "llm_tokens": sum(r.llm_tokens for r in rows) / n,
+                    "prompt_tokens": sum(r.prompt_tokens for r in rows) / n,
                     "seconds": sum(r.seconds for r in rows) / n}
         return out
 
@@ -147,7 +149,8 @@ def _navigate(tree: Tree, q: Question, cfg: NavigatorSettings, judge: Judge,
                   tuple(p["span"]) if p.get("span") is not None else None, p["text"],
                   p.get("tokens", 0)) for p in r.passages]
     return Outcome(success=judge.success(reads), tokens_read=r.tokens_read, read=_brief(reads),
-                   llm_calls=r.llm_calls, llm_tokens=r.llm_tokens, seconds=r.seconds,
+                   llm_calls=r.llm_calls, llm_tokens=r.llm_tokens,
+                   prompt_tokens=r.prompt_tokens, seconds=r.seconds,
                    status=r.status)
 
 

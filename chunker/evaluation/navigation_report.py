@@ -131,12 +131,14 @@ def markdown(result: NavigationEval, images: dict[str, str]) -> str:
         row = [m, *[f"{summary[m][b]['seconds']:.3f}" for b in budgets]]
         if m == "navigator-llm":
             row += [" / ".join(f"{summary[m][b]['llm_calls']:.1f}" for b in budgets),
+                    " / ".join(f"{summary[m][b]['prompt_tokens']:.0f}" for b in budgets),
                     " / ".join(f"{summary[m][b]['llm_tokens']:.0f}" for b in budgets)]
         else:
-            row += ["–", "–"]
+            row += ["–", "–", "–"]
         cost_rows.append(row)
     lines += [table(["method", *[f"s/q at {b}" for b in budgets], "LLM calls/q (per budget)",
-                     "LLM tokens/q, prompt + completion (per budget)"], cost_rows), "",
+                     "prompt tokens/q (per budget)", "LLM tokens/q, prompt + completion (per budget)"],
+                    cost_rows), "",
               "Flat methods: the seconds of one ranking (the same at every budget).", ""]
     if ablation := result.methods("ablation"):
         lines += ["## Ablation of contextual fields (collapsed navigator)", "",
