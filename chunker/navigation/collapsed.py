@@ -5,12 +5,15 @@ level by level, where each level's miss compounds. So:
 
 1. **Rank every unit at once** (`context_index`: the pieces of every leaf with their context,
    and every block's summary) by the reciprocal-rank fusion of BM25 and the embeddings
-   provider's ranks (Cormack et al. 2009; `rrf_k`). BM25 catches the names and rare words a
-   question hinges on, embeddings the paraphrases; fusing ranks needs no calibration.
+   provider's ranks (Cormack et al. 2009; `rrf_k`), a piece's own fused rank plus that of its
+   whole leaf (two BM25 views of the leaf, and its best piece's vector). BM25 catches the names
+   and rare words a question hinges on, embeddings the paraphrases; fusing ranks needs no
+   calibration.
 2. **Use the tree to decide what to read**, best unit first, until the budget is spent:
-   - a piece of a leaf (not the whole leaf: a small budget buys several places, not one);
-     consecutive pieces of one leaf are merged, so a leaf two of whose pieces rank high is read
-     across them, and a short leaf is one piece, read whole;
+   - the whole leaf when it takes at most `leaf_share` of the budget still left (a large
+     budget reads its best passages whole, in context), else the piece (a small budget, or the
+     end of any budget, buys several places, not one); consecutive or overlapping pieces of one
+     leaf merge, and a short leaf is one piece;
    - a section's summary (zoom out) when `zoom_hits` of the `zoom_window` best pieces lie under
      one block below the root: many passages of one section match, so the question is about the
      section, and its summary is read once, before them;
@@ -23,11 +26,13 @@ level by level, where each level's miss compounds. So:
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation.context_index import (Unit, build_units, contextual_leaf_text, document_title,
                                               heading_path, heading_text)
+from chunker.navigation.errors import NavigationError
+from chunker.navigation.scope import nodes_under, normalise_prefix
 from chunker.navigation.search import BM25_SPECS, Bm25Index, EmbeddingIndex, load_embeddings
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree
@@ -71,8 +76,6 @@ class UnitIndex:
         leaf_rankings = [_positive(index.scores(question)) for index in self.leaf_bm25]
         leaf_rankings += [leaf_sims] if sims else []
         leaf_fused = _fuse(leaf_rankings, leaves, self.rrf_k)
-        self.last_leaf_scores = leaf_fused
-        self.last_unit_scores = fused
         total = {u.id: fused[u.id] + (leaf_fused[u.node] if u.kind == "piece" else 0.0) for u in keep}
         by_id = {u.id: u for u in keep}
         order = sorted(total, key=lambda uid: -total[uid])  # stable: ties keep reading order
@@ -259,11 +262,6 @@ def find(tree: Tree, question: str, cfg: NavigatorSettings, budget: int | None =
          prefix: str | None = None) -> Reading:
     """The `find` tool: the collapsed search's reading for `question` within `budget` tokens
     (the settings' budget when None), in the files under `prefix` when given."""
-    from dataclasses import replace  # noqa: PLC0415
-
-    from chunker.navigation.errors import NavigationError  # noqa: PLC0415
-    from chunker.navigation.scope import nodes_under, normalise_prefix  # noqa: PLC0415
-
     if not question.strip():
         raise NavigationError("the question is empty")
     if budget is not None and budget < 1:
