@@ -78,7 +78,7 @@ def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -
     for p in reading.passages:
         _emit(runtime, "read", p.id, reading.tokens)
     passages = [p.model_dump() for p in reading.passages]
-    leaves = list(dict.fromkeys(p.id for p in reading.passages if p.kind != "summary"))
+    leaves = list(dict.fromkeys(i for p in reading.passages for i in p.ids))
     best = max(reading.passages, key=lambda p: (p.kind != "summary", p.score), default=None)
     return {"passages": passages, "leaves": leaves, "tokens_read": reading.tokens,
             "answer": best.text.strip() if best else "",
@@ -164,7 +164,7 @@ def read_leaf(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dic
     tokens = state["tokens_read"] + passage.tokens
     _emit(runtime, "read", passage.id, tokens)
     n = tree.node(passage.id)
-    read = ReadPassage(id=n.id, kind="leaf", text=passage.original, where=where_of(tree, n.id),
+    read = ReadPassage(id=n.id, ids=[n.id], kind="leaf", text=passage.original, where=where_of(tree, n.id),
                        path=tree.ancestors(n.id), span=n.span,
                        source=n.source if tree.is_corpus else None, score=round(score, 6),
                        tokens=passage.tokens)

@@ -83,6 +83,21 @@ def test_a_small_budget_reads_the_piece_that_holds_a_quote(cinderella):
     assert len(hit[0].text) < len(original)
 
 
+def test_consecutive_leaves_read_together_are_one_passage_under_one_header(cinderella):
+    tree = open_tree(cinderella)
+    first, second = tree.leaf_ids()[2:4]
+    a, b = tree.node(first), tree.node(second)
+    assert a.span[1] == b.span[0]
+    question = " ".join(a.original.split()[-12:] + b.original.split()[:12])  # across the seam
+    reading = collapsed_read(tree, question, NavigatorSettings(embeddings="bm25", budget_tokens=4000,
+                                                               zoom_hits=0, leaf_share=1.0))
+    joined = [p for p in reading.passages if first in p.ids and second in p.ids]
+    assert joined, "both leaves were read, as one passage"
+    p = joined[0]
+    assert p.ids.index(second) == p.ids.index(first) + 1 and p.text.count("\n[") == 0
+    assert a.original + b.original in p.text and p.span[0] <= a.span[0] and p.span[1] >= b.span[1]
+
+
 def test_windows_overlap_so_a_quote_across_a_cut_is_whole_in_one():
     halves = [(0, 10), (10, 20), (20, 30), (30, 35)]
     assert windows(halves) == [(0, 1), (1, 2), (2, 3)]
@@ -136,7 +151,7 @@ def test_ask_collapsed_without_a_model_reads_and_a_model_starts_from_the_best_br
     question = "Who lost a golden slipper on the stairs?"
     plain = ask(str(cinderella), question, NavigatorSettings(embeddings="bm25", budget_tokens=800))
     assert plain.status == "read" and plain.llm_calls == 0 and 0 < plain.tokens_read <= 800
-    assert plain.leaves == list(dict.fromkeys(p["id"] for p in plain.passages if p["kind"] != "summary"))
+    assert plain.leaves == list(dict.fromkeys(i for p in plain.passages for i in p["ids"]))
     cfg = NavigatorSettings(model="scripted", embeddings="bm25", budget_tokens=5000, max_leaves=3)
     walked = ask(str(cinderella), question, cfg)
     branches = [b for b, _ in ranked_branches(tree, question, cfg)]

@@ -18,7 +18,9 @@ level by level, where each level's miss compounds. So:
      one block below the root: many passages of one section match, so the question is about the
      section, and its summary is read once, before them;
    - a block's summary, too, when the block itself ranks among the `zoom_window` best units
-     (RAPTOR's collapsed tree reads summaries that match; a folder's is never read: too broad).
+     (RAPTOR's collapsed tree reads summaries that match; a folder's is never read: too broad);
+   - consecutive leaves of one file read together become one passage under one header (a
+     neighbour read on is text that runs on, and the budget pays one header, not two).
 3. **Return what was read in document order**, each passage with its path from the root and
    where it sits (document title, heading path), so the reader sees the passages as the
    document tells them. The budget bounds all of it: every passage's rendering counts.
@@ -51,7 +53,8 @@ class UnitIndex:
     """BM25 over whole leaves, one index per view: the source's words (the original with its
     context, `contextual_leaf_text`) and the tree's words for it (its summary and rewrite with
     the same context). Each view ranks on its own and the ranks are fused: a long original
-    dilutes its summary's terms in a single text, and BM25 normalises by length."""
+    dilutes its summary's terms in a single text, and BM25 normalises by length. Together
+    they are one vote in the fusion, as much as the embeddings' one."""
     embedded: EmbeddingIndex | None
     rrf_k: int
 
@@ -74,8 +77,11 @@ class UnitIndex:
             if u.kind == "piece" and u.id in best:
                 leaf_sims[u.node] = max(best[u.id], leaf_sims.get(u.node, float("-inf")))
         leaf_rankings = [_positive(index.scores(question)) for index in self.leaf_bm25]
-        leaf_rankings += [leaf_sims] if sims else []
-        leaf_fused = _fuse(leaf_rankings, leaves, self.rrf_k)
+        weights = [1.0 / len(leaf_rankings)] * len(leaf_rankings)  # one vote for BM25's views
+        if sims:
+            leaf_rankings.append(leaf_sims)
+            weights.append(1.0)
+        leaf_fused = _fuse(leaf_rankings, leaves, self.rrf_k, weights)
         total = {u.id: fused[u.id] + (leaf_fused[u.node] if u.kind == "piece" else 0.0) for u in keep}
         by_id = {u.id: u for u in keep}
         order = sorted(total, key=lambda uid: -total[uid])  # stable: ties keep reading order
@@ -88,13 +94,16 @@ def _positive(scores: dict[str, float]) -> dict[str, float]:
     return {k: v for k, v in scores.items() if v > 0}
 
 
-def _fuse(rankings: list[dict[str, float]], wanted: set[str], rrf_k: int) -> dict[str, float]:
-    """Reciprocal-rank fusion over `wanted` ids: the sum of 1 / (rrf_k + rank) per ranking."""
+def _fuse(rankings: list[dict[str, float]], wanted: set[str], rrf_k: int,
+          weights: list[float] | None = None) -> dict[str, float]:
+    """Reciprocal-rank fusion over `wanted` ids: the sum of weight / (rrf_k + rank) per ranking
+    (weight 1 each unless given: several views of one retriever share one vote, so that BM25
+    and the embeddings weigh alike however many views each has)."""
     fused = {uid: 0.0 for uid in wanted}
-    for scores in rankings:
+    for scores, weight in zip(rankings, weights or [1.0] * len(rankings)):
         order = sorted((uid for uid in scores if uid in wanted), key=lambda uid: -scores[uid])
         for rank, uid in enumerate(order, 1):
-            fused[uid] += 1.0 / (rrf_k + rank)
+            fused[uid] += weight / (rrf_k + rank)
     return fused
 
 
@@ -144,7 +153,8 @@ def _passage(tree: Tree, unit_node: str, kind: str, span, offset, score: float) 
         text = (n.original or "")[offset[0]:offset[1]]
         if offset == (0, len(n.original or "")):
             kind = "leaf"
-    passage = ReadPassage(id=n.id, kind=kind, text=text, where=where_of(tree, n.id),
+    passage = ReadPassage(id=n.id, ids=[] if kind == "summary" else [n.id], kind=kind, text=text,
+                          where=where_of(tree, n.id),
                           path=tree.ancestors(n.id), span=span if kind != "summary" else n.span,
                           source=n.source if tree.is_corpus else None, score=round(score, 6))
     passage.tokens = count_tokens(passage.render())
@@ -235,7 +245,27 @@ def _render(tree: Tree, index: UnitIndex, chosen: dict[str, list[tuple[Unit, flo
             span = (base + offset[0], base + offset[1])
             out.append(((order[leaf], 1, offset[0]),
                         _passage(tree, leaf, "piece", span, offset, max(best[h] for h in run))))
-    return [p for _, p in sorted(out, key=lambda item: item[0])]
+    return _merged([p for _, p in sorted(out, key=lambda item: item[0])])
+
+
+def _merged(passages: list[ReadPassage]) -> list[ReadPassage]:
+    """Consecutive passages of one file whose characters meet (the end of one leaf, the start
+    of the next) as one passage under one header: the reader gets the text as it runs, and
+    the budget pays for one header instead of several."""
+    out: list[ReadPassage] = []
+    for p in passages:
+        last = out[-1] if out else None
+        if (last is not None and p.kind != "summary" and last.kind != "summary"
+                and last.source == p.source and last.span[1] == p.span[0]):
+            last.text += p.text
+            last.span = (last.span[0], p.span[1])
+            last.ids += p.ids
+            last.kind = "piece" if "piece" in (last.kind, p.kind) else "leaf"
+            last.score = max(last.score, p.score)
+            last.tokens = count_tokens(last.render())
+        else:
+            out.append(p)
+    return out
 
 
 def ranked_branches(tree: Tree, question: str, cfg: NavigatorSettings,

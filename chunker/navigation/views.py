@@ -151,7 +151,10 @@ class ReadPassage(BaseModel):
     """One thing the navigator read and returns: a leaf, a piece of one (consecutive pieces
     merged), or a block's summary (zooming out), with its place in the tree."""
 
-    id: str = Field(description="the node's id")
+    id: str = Field(description="the node's id (the first leaf's, when several were merged)")
+    ids: list[str] = Field(default_factory=list, description=(
+        "every leaf whose text it holds, in order: consecutive leaves of one file read together "
+        "are one passage under one header"))
     kind: str = Field(description="leaf | piece | summary")
     text: str = Field(description="the original characters (leaf, piece) or the block's summary")
     where: str = Field(description="the document's title and heading path, or the titled "
