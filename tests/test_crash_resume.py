@@ -53,8 +53,11 @@ def wait_for(path: Path, proc, poll: float = 0.002) -> None:
 
 @pytest.mark.slow
 def test_sigkill_anywhere_then_resume(tmp_path):
-    doc = tmp_path / "doc.md"
-    doc.write_text((SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000], encoding="utf-8")
+    # Plain text (Emma's headings as plain lines): a Markdown document's blocks follow its
+    # sections without a grouping call, and a kill must land inside one of those too.
+    doc = tmp_path / "doc.txt"
+    text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000]
+    doc.write_text("\n".join(line.lstrip("#").lstrip() for line in text.split("\n")), encoding="utf-8")
     base_env = {**os.environ}
 
     ref_counter = tmp_path / "ref-calls.txt"
