@@ -86,6 +86,28 @@ def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -
             "stats": {"reads.collapsed": 1}}
 
 
+def _model_first(cfg: NavigatorSettings, question: str, refs: list, order: list[int]
+                 ) -> tuple[list[int], dict[str, int]]:
+    """`order` with the model's pick first (unchanged, counted as a fallback, when its answer
+    cannot be used), and the call's stats."""
+    outcome = llm.choose_child(cfg, question, refs)
+    stats = dict(outcome.stats)
+    if outcome.value is None:
+        stats["fallbacks.choose"] = 1
+        return order, stats
+    return [outcome.value] + [i for i in order if i != outcome.value], stats
+
+
+def _rest(ids: list[str], scores: list[float], order: list[int], seq: int) -> tuple[list[Branch], int]:
+    """The branches not taken, for backtracking, and the sequence number after them; pushed
+    worst first, so that depth_first pops the next-best."""
+    pushed: list[Branch] = []
+    for i in reversed(order[1:]):
+        seq += 1
+        pushed.append(Branch(id=ids[i], score=scores[i], seq=seq))
+    return pushed, seq
+
+
 def choose_branch(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
     """A model in collapsed mode: list the collapsed search's best branches (the sections
     holding the best pieces), let the model choose one to descend, keep the rest for later."""
@@ -98,20 +120,8 @@ def choose_branch(state: NavigatorState, runtime: Runtime[NavigatorSettings]) ->
     cost = count_tokens(llm.children_listing(refs))
     if cost > cfg.budget_tokens:
         return {"status": "budget_exhausted"}
-    order = list(range(len(ids)))
-    stats: dict[str, int] = {}
-    outcome = llm.choose_child(cfg, state["question"], refs)
-    stats.update(outcome.stats)
-    if outcome.value is None:
-        stats["fallbacks.choose"] = 1
-    else:
-        order.remove(outcome.value)
-        order.insert(0, outcome.value)
-    seq = state["seq"]
-    pushed: list[Branch] = []
-    for i in reversed(order[1:]):
-        seq += 1
-        pushed.append(Branch(id=ids[i], score=scored[i][1], seq=seq))
+    order, stats = _model_first(cfg, state["question"], refs, list(range(len(ids))))
+    pushed, seq = _rest(ids, [score for _, score in scored], order, state["seq"])
     chosen = ids[order[0]]
     _emit(runtime, "choose", chosen, cost)
     return {"current": chosen, "path": state["path"] + [chosen], "tokens_read": cost,
@@ -131,22 +141,11 @@ def choose_child(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> 
         return {"status": "budget_exhausted"}
     sims = child_scores(tree, cfg, state["question"], children)
     order = sorted(range(len(refs)), key=lambda i: -sims[i])
-    stats: dict[str, int] = {}
     if cfg.model is not None:
-        outcome = llm.choose_child(cfg, state["question"], refs)
-        stats.update(outcome.stats)
-        if outcome.value is None:
-            stats["fallbacks.choose"] = 1
-        else:
-            order.remove(outcome.value)
-            order.insert(0, outcome.value)
+        order, stats = _model_first(cfg, state["question"], refs, order)
     else:
-        stats["choices.embeddings"] = 1
-    seq = state["seq"]
-    pushed: list[Branch] = []
-    for i in reversed(order[1:]):  # pushed worst first: depth_first pops the next-best
-        seq += 1
-        pushed.append(Branch(id=children[i], score=sims[i], seq=seq))
+        stats = {"choices.embeddings": 1}
+    pushed, seq = _rest(children, sims, order, state["seq"])
     chosen = children[order[0]]
     tokens = state["tokens_read"] + cost
     _emit(runtime, "choose", chosen, tokens)
