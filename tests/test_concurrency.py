@@ -49,14 +49,14 @@ def test_runs_started_together_on_threads_give_the_trees_they_give_alone(tmp_pat
     docs = _documents(tmp_path)
     depth_calls: Counter = Counter()
     lock = threading.Lock()
-    real = candidates.document_depths
+    real = candidates.document_signal
 
     def counted(store, namespace, *args, **kwargs):
         with lock:
             depth_calls[namespace] += 1  # the namespace holds the run's key
         return real(store, namespace, *args, **kwargs)
 
-    monkeypatch.setattr(candidates, "document_depths", counted)
+    monkeypatch.setattr(candidates, "document_signal", counted)
     retry = llm_retry_policy(1, 0.0)
 
     def settings() -> ChunkerSettings:

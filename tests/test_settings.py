@@ -57,7 +57,8 @@ ROUND_2_ORDER = (
 
 TODAY = {"extractive_summaries": "model_tasks"}
 """Round 2's names that were replaced since, by today's name."""
-ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_max")
+ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_max", "candidate_cutoff",
+                 "candidate_depth_share")
 """Settings added since, after round 2's (run.json lists them last)."""
 
 
@@ -256,7 +257,8 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     expected = {k: v for k, v in ROUND_2_CONFIG.items() if k not in ("return_tree", "extractive_summaries")}
     assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],
                        "background_context": "written",  # settings round 2 did not have: their defaults
-                       "fanout_min": 4, "fanout_max": 12}
+                       "fanout_min": 4, "fanout_max": 12, "candidate_cutoff": "contrast",
+                       "candidate_depth_share": 0.5}
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):

@@ -13,10 +13,11 @@ import dataclasses
 from collections.abc import Callable
 
 from chunker.config.settings import ChunkerSettings
-from chunker.embeddings import (Candidate, candidates, deepest, document_depths, get_embeddings,
+from chunker.embeddings import (Candidate, candidates, deepest, document_signal, get_embeddings,
                                 sentence_texts, signal_for)
+from chunker.embeddings.adaptive import DocumentSignal, standout_cutoff
 from chunker.embeddings.cache import drop_vectors
-from chunker.embeddings.signal import own_count_gaps
+from chunker.embeddings.signal import own_count_gaps, standout_gaps
 from chunker.chunking.peel import peel_of
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
@@ -25,27 +26,44 @@ _OUT = float("-inf")
 """The depth given to a gap that may not be offered."""
 
 
-def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
-    """Depth of every sentence gap of the run's document (`depths[i]`: the gap at sentence
-    end i): embedded and stored on first use (resumable batch by batch), once per run."""
-    def compute() -> list[float]:
+def run_signal(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> DocumentSignal:
+    """The run's document signal: the depth of every sentence gap (`depths[i]`: the gap at
+    sentence end i), with the block and contrast of this document; embedded and stored on
+    first use (resumable batch by batch), once per run."""
+    def compute() -> DocumentSignal:
         units = rs.units(doc_id)
         namespace = rs.ns("embeddings", cfg.embedding.provider.replace(".", "_"))
-        depths = document_depths(rs.store, namespace, sentence_texts(units.text, units.sentences),
+        signal = document_signal(rs.store, namespace, sentence_texts(units.text, units.sentences),
                                  get_embeddings(cfg.embedding.provider), signal=signal_for(cfg.embedding.provider),
                                  batch_size=cfg.embedding.batch_size)
         # the depths are stored: the vectors only served a resume mid-embedding
         drop_vectors(rs.store, namespace, len(units.sentences), batch_size=cfg.embedding.batch_size)
-        return depths
-    return rs.memo.get(("depths", doc_id, cfg.embedding.provider), compute)
+        return signal
+    return rs.memo.get(("signal", doc_id, cfg.embedding.provider), compute)
+
+
+def run_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
+    """Depth of every sentence gap of the run's document (see `run_signal`)."""
+    return run_signal(rs, cfg, doc_id).depths
+
+
+def _cutoff_key(cfg: ChunkerSettings) -> tuple:
+    c = cfg.chunking
+    return (c.candidate_cutoff, c.candidate_depth_share, c.candidate_peak_std)
 
 
 def run_peaks(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> frozenset[int]:
-    """The gaps that may be offered as cuts: local maxima of depth above the document's
-    own threshold (mean - `candidate_peak_std` x std of its maxima)."""
-    std = cfg.chunking.candidate_peak_std
-    return rs.memo.get(("peaks", doc_id, cfg.embedding.provider, std), lambda: frozenset(
-        own_count_gaps(run_depths(rs, cfg, doc_id), std)))
+    """The gaps that may be offered as cuts, local maxima of depth that stand out in this
+    document: by `candidate_cutoff`, above `candidate_depth_share` x the depth of a cut
+    between unrelated blocks (`contrast`), or above mean - `candidate_peak_std` x std of
+    the maxima (`peak_std`, and any curve without a contrast: the lexical rank curve)."""
+    def compute() -> frozenset[int]:
+        signal = run_signal(rs, cfg, doc_id)
+        cutoff = standout_cutoff(signal, cfg.chunking.candidate_depth_share)
+        if cfg.chunking.candidate_cutoff == "contrast" and cutoff is not None:
+            return frozenset(standout_gaps(signal.depths, cutoff))
+        return frozenset(own_count_gaps(signal.depths, cfg.chunking.candidate_peak_std))
+    return rs.memo.get(("peaks", doc_id, cfg.embedding.provider, *_cutoff_key(cfg)), compute)
 
 
 def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[float]:
@@ -54,8 +72,7 @@ def run_peak_depths(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> list[flo
     def compute() -> list[float]:
         depths, peaks = run_depths(rs, cfg, doc_id), run_peaks(rs, cfg, doc_id)
         return [d if i in peaks else _OUT for i, d in enumerate(depths)]
-    key = ("peak_depths", doc_id, cfg.embedding.provider, cfg.chunking.candidate_peak_std)
-    return rs.memo.get(key, compute)
+    return rs.memo.get(("peak_depths", doc_id, cfg.embedding.provider, *_cutoff_key(cfg)), compute)
 
 
 def offered(state: ChunkerState, rs: RunStore, cfg: ChunkerSettings) -> list[Candidate]:

@@ -73,6 +73,8 @@ FLAT_KEYS: dict[str, str] = {
     "background_context": "background.context",
     "fanout_min": "aggregation.fanout_min",
     "fanout_max": "aggregation.fanout_max",
+    "candidate_cutoff": "chunking.candidate_cutoff",
+    "candidate_depth_share": "chunking.candidate_depth_share",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

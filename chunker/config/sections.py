@@ -13,10 +13,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from chunker.embeddings.settings import CANDIDATE_COUNT, EMBED_BATCH_SIZE, OWN_COUNT_STD_FACTOR
+from chunker.embeddings.settings import CANDIDATE_COUNT, CONTRAST_SHARE, EMBED_BATCH_SIZE, OWN_COUNT_STD_FACTOR
 
 SplitUnit = Literal["sentence", "paragraph", "word", "page"]
 BoundaryMode = Literal["candidates", "phrase"]
+CandidateCutoff = Literal["contrast", "peak_std"]
 StructureMode = Literal["auto", "markdown", "none"]
 Strategy = Literal["auto", "flat", "peel", "full"]
 BackgroundOrder = Literal["stable", "priority"]
@@ -123,10 +124,20 @@ class ChunkingSettings(BaseModel):
     window, then sees every leaf's rewrite (a little longer than its original) at once."""
     candidate_count: int = Field(CANDIDATE_COUNT, ge=1, le=9)
     """How many numbered candidate gaps the LLM is offered per window."""
+    candidate_cutoff: CandidateCutoff = "contrast"
+    """Which local maxima of depth may be offered as cuts. `contrast`: those deeper than
+    `candidate_depth_share` x the depth of a cut between unrelated blocks of this document
+    (twice its curve's shoulders minus its floor, see `chunker.embeddings.adaptive`), on blocks
+    as long as its similarity half-life; a curve with no cosine scale (the `lexical` rank
+    curve) uses `peak_std`. `peak_std`: those above the document's mean - `candidate_peak_std`
+    x std of its maxima (issue 10's rule, chosen on Choi 3-5; it offers nearly every dip of a
+    long topic)."""
+    candidate_depth_share: float = Field(CONTRAST_SHARE, gt=0, le=1)
+    """`contrast`: the share of a full cut's depth a peak must reach (0.5: the midpoint)."""
     candidate_peak_std: float = OWN_COUNT_STD_FACTOR
-    """A sentence gap is a candidate cut when its depth is a local maximum above the
-    document's mean - `candidate_peak_std` x std of its maxima (the rule that chose its own
-    segment count best on Choi 3-5: Pk 0.061 with MiniLM, 0.167 lexical)."""
+    """`peak_std`: a sentence gap is a candidate cut when its depth is a local maximum above
+    the document's mean - `candidate_peak_std` x std of its maxima (the rule that chose its
+    own segment count best on Choi 3-5: Pk 0.061 with MiniLM, 0.167 lexical)."""
 
     @model_validator(mode="after")
     def _max_holds_min(self) -> "ChunkingSettings":

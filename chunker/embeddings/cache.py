@@ -10,8 +10,9 @@ Layout under the caller's `namespace` (the caller includes its run key and the p
   little-endian float32 bytes in base64 (1.33 x 4 bytes a dimension: 2,048 characters a
   sentence for MiniLM's 384), and the SHA-256 of the batch's sentences, so a record that
   does not belong to these sentences (another document, another split) is recomputed.
-- `depths`: `{"sha", "signal", "f32"}`, the finished depth array, so later calls are
-  one read.
+- `depths`: `{"sha", "signal", "f32", "window", "contrast", "half_life"}`, the finished
+  depth array and the block and contrast the document's own scale gave
+  (`chunker.embeddings.adaptive`), so later calls are one read.
 
 Depths are always computed from the vectors as decoded from the store, so a resumed run
 gets bit-identical depths to an uninterrupted one. Providers marked `cacheable = False`
@@ -29,8 +30,9 @@ import numpy as np
 from langchain_core.embeddings import Embeddings
 from langgraph.store.base import BaseStore
 
+from chunker.embeddings.adaptive import DocumentSignal
 from chunker.embeddings.settings import EMBED_BATCH_SIZE, SignalSettings
-from chunker.embeddings.signal import depths_of, embed_array
+from chunker.embeddings.signal import embed_array, signal_of
 
 DEPTHS_KEY = "depths"
 
@@ -109,20 +111,34 @@ def drop_vectors(store: BaseStore, namespace: tuple[str, ...], count: int,
 def document_depths(store: BaseStore, namespace: tuple[str, ...], texts: Sequence[str],
                     embeddings: Embeddings, *, signal: SignalSettings = SignalSettings(),
                     batch_size: int = EMBED_BATCH_SIZE) -> list[float]:
-    """The depth score of every gap between consecutive `texts` (len(texts) - 1 values).
+    """The depth score of every gap between consecutive `texts` (len(texts) - 1 values)."""
+    return document_signal(store, namespace, texts, embeddings, signal=signal, batch_size=batch_size).depths
+
+
+def document_signal(store: BaseStore, namespace: tuple[str, ...], texts: Sequence[str],
+                    embeddings: Embeddings, *, signal: SignalSettings = SignalSettings(),
+                    batch_size: int = EMBED_BATCH_SIZE) -> DocumentSignal:
+    """Every gap's depth, with the block and contrast of this document (`signal_of`).
 
     Stored once computed; a second call with the same sentences and signal is one read.
     """
-    sha = _sha(texts, signal.method, str(signal.window))
+    spec = f"{signal.method}:{signal.window or 'auto'}"
+    sha = _sha(texts, spec)
     item = store.get(namespace, DEPTHS_KEY)
-    if item is not None and item.value.get("sha") == sha:
-        return _decode(item.value["f32"], 1)[0].astype(float).tolist() if texts[1:] else []
-    if getattr(embeddings, "cacheable", True):
-        vectors = sentence_vectors(store, namespace, texts, embeddings, batch_size=batch_size)
-    else:
-        vectors = _embed(embeddings, texts)
-    depths = np.asarray(depths_of(vectors, signal), dtype="<f4")
-    store.put(namespace, DEPTHS_KEY, {"sha": sha, "signal": f"{signal.method}:{signal.window}",
-                                      "f32": _encode(depths.reshape(1, -1))}, index=False)
-    # Return what a later read returns (float32-rounded), so first and resumed runs agree.
-    return depths.astype(float).tolist()
+    if item is None or item.value.get("sha") != sha:
+        if getattr(embeddings, "cacheable", True):
+            vectors = sentence_vectors(store, namespace, texts, embeddings, batch_size=batch_size)
+        else:
+            vectors = _embed(embeddings, texts)
+        got = signal_of(vectors, signal)
+        depths = np.asarray(got.depths, dtype="<f4")
+        store.put(namespace, DEPTHS_KEY, {"sha": sha, "signal": spec, "f32": _encode(depths.reshape(1, -1)),
+                                          "window": got.window, "contrast": got.contrast,
+                                          "half_life": got.half_life}, index=False)
+        item = store.get(namespace, DEPTHS_KEY)
+    # Always what the store holds (float32-rounded), so first and resumed runs agree.
+    value = item.value
+    depths = _decode(value["f32"], 1)[0].astype(float).tolist() if texts[1:] else []
+    # a record stored before the block was derived has the fixed window its spec names
+    return DocumentSignal(depths, value.get("window", signal.window), value.get("contrast"),
+                          value.get("half_life"))

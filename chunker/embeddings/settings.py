@@ -11,8 +11,20 @@ from typing import Literal
 
 TILING_WINDOW = 2
 """Sentences on each side of a gap whose vectors are summed before the cosine (TextTiling's
-block size). 2 gave the best Pk with MiniLM on Choi 3-5 (segments of 3-5 sentences): a wider
-block straddles the next boundary."""
+block size) when a document is too short to measure its own (under 4 sentences), and the
+block of any signal given a fixed window. 2 gave the best Pk with MiniLM on Choi 3-5
+(segments of 3-5 sentences); longer topics want longer blocks, which the half-life gives."""
+
+HALF_LIFE_MAX_DISTANCE = 32
+"""The farthest sentence distance the similarity half-life looks at (`adaptive.half_life`):
+a document whose neighbours stay alike that far gets blocks of 32 sentences, already more
+than a 400-token leaf holds. It bounds the cost at 32 dot products a sentence."""
+
+CONTRAST_SHARE = 0.5
+"""A peak is a standout cut when its depth reaches this share of the depth a cut between
+unrelated blocks would have (`adaptive.standout_cutoff`): the midpoint between no drop and a
+full one, set by that reasoning and not fitted. 0.4 and 0.6 moved Pk by at most 0.015 on
+every topic-length set (bench/results/topic_lengths)."""
 
 LEXICAL_WINDOW = 3
 """Block size for the `lexical` provider: term vectors are sparse, so a block of 3 sentences
@@ -23,16 +35,23 @@ shares enough words to compare (Pk 0.16 on Choi 3-5, against 0.20 at 2 and 4).""
 class SignalSettings:
     """Which cohesion curve the depth scores are taken on, and its block size.
 
+    The contrast cutoff (`candidate_cutoff = contrast`) needs a cosine curve: `rank` curves
+    are ranks, so their candidates keep the `peak_std` rule.
+
     `tiling`: cosine of summed vectors (TextTiling); `rank`: C99's local rank transform
     first (`chunker.embeddings.rank`), which calibrates noisy term-vector cosines.
     """
 
     method: Literal["tiling", "rank"] = "tiling"
-    window: int = TILING_WINDOW
+    window: int | None = None
+    """Sentences per block; None: the document's similarity half-life (`adaptive.half_life`)
+    for `tiling`, LEXICAL_WINDOW for `rank`."""
 
 
 def signal_for(spec: str) -> SignalSettings:
-    """The measured best curve per provider: rank transform for `lexical`, TextTiling otherwise."""
+    """The measured best curve per provider: rank transform for `lexical` (fixed block of 3:
+    hashed term vectors gave no usable half-life, see bench/results/topic_lengths),
+    TextTiling with the document's own block otherwise."""
     if spec.strip() == "lexical":
         return SignalSettings(method="rank", window=LEXICAL_WINDOW)
     return SignalSettings()

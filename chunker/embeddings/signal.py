@@ -18,7 +18,8 @@ from collections.abc import Sequence
 import numpy as np
 from langchain_core.embeddings import Embeddings
 
-from chunker.embeddings.settings import OWN_COUNT_STD_FACTOR, TILING_WINDOW, SignalSettings
+from chunker.embeddings.adaptive import DocumentSignal, block_for, contrast, half_life
+from chunker.embeddings.settings import LEXICAL_WINDOW, OWN_COUNT_STD_FACTOR, TILING_WINDOW, SignalSettings
 
 
 def embed_array(embeddings: Embeddings, texts: Sequence[str]) -> np.ndarray:
@@ -65,13 +66,24 @@ def depth_scores(similarities: Sequence[float]) -> list[float]:
     return depths
 
 
-def depths_of(vectors: np.ndarray, signal: SignalSettings = SignalSettings()) -> list[float]:
-    """Depth score per gap (n - 1 values for n sentence vectors), by the chosen curve."""
+def signal_of(vectors: np.ndarray, signal: SignalSettings = SignalSettings()) -> DocumentSignal:
+    """Depth per gap (n - 1 values for n sentence vectors) by the chosen curve, with the block
+    it used and, for a cosine curve, the contrast its standout cuts are measured against."""
     if signal.method == "rank":
         from chunker.embeddings.rank import rank_cohesion
 
-        return depth_scores(rank_cohesion(vectors, signal.window))
-    return depth_scores(gap_similarities(vectors, signal.window))
+        window = signal.window or LEXICAL_WINDOW
+        return DocumentSignal(depth_scores(rank_cohesion(vectors, window)), window, None, None)
+    life = half_life(vectors) if signal.window is None else None
+    window = signal.window or block_for(life)
+    similarities = gap_similarities(vectors, window)
+    return DocumentSignal(depth_scores(similarities), window,
+                          contrast(vectors, similarities, window) if similarities else None, life)
+
+
+def depths_of(vectors: np.ndarray, signal: SignalSettings = SignalSettings()) -> list[float]:
+    """Depth score per gap (n - 1 values for n sentence vectors), by the chosen curve."""
+    return signal_of(vectors, signal).depths
 
 
 def top_gaps(depths: Sequence[float], count: int) -> list[int]:
@@ -80,14 +92,26 @@ def top_gaps(depths: Sequence[float], count: int) -> list[int]:
     return sorted(order[:max(0, count)])
 
 
-def own_count_gaps(depths: Sequence[float], std_factor: float = OWN_COUNT_STD_FACTOR) -> list[int]:
-    """Gaps chosen without a known segment count (see OWN_COUNT_STD_FACTOR): the local maxima of
-    depth whose depth exceeds mean - std_factor * std of those maxima."""
+def peak_gaps(depths: Sequence[float]) -> list[int]:
+    """The local maxima of depth (one per valley), depth above 0."""
     d = list(depths)
-    peaks = [i for i in range(len(d)) if d[i] > 0
-             and (i == 0 or d[i] >= d[i - 1]) and (i == len(d) - 1 or d[i] > d[i + 1])]
+    return [i for i in range(len(d)) if d[i] > 0
+            and (i == 0 or d[i] >= d[i - 1]) and (i == len(d) - 1 or d[i] > d[i + 1])]
+
+
+def own_count_gaps(depths: Sequence[float], std_factor: float = OWN_COUNT_STD_FACTOR) -> list[int]:
+    """Gaps chosen without a known segment count by the `peak_std` rule (see
+    OWN_COUNT_STD_FACTOR): the local maxima of depth whose depth exceeds
+    mean - std_factor * std of those maxima."""
+    d, peaks = list(depths), peak_gaps(depths)
     if not peaks:
         return []
     values = np.asarray([d[i] for i in peaks])
     cutoff = float(values.mean() - std_factor * values.std())
     return [i for i in peaks if d[i] > cutoff]
+
+
+def standout_gaps(depths: Sequence[float], cutoff: float) -> list[int]:
+    """The `contrast` rule: local maxima of depth above the document's cutoff
+    (`adaptive.standout_cutoff`)."""
+    return [i for i in peak_gaps(depths) if depths[i] > cutoff]

@@ -72,6 +72,8 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "boundary_mode": _BOUNDARIES,
     "candidate_count": _BOUNDARIES,
     "candidate_peak_std": _BOUNDARIES,
+    "candidate_cutoff": _BOUNDARIES,
+    "candidate_depth_share": _BOUNDARIES,
     # The signal also finds the dips between summaries that grouping cuts at.
     "embeddings": _BOUNDARIES | _BLOCKS,
     # Markdown structure and the strategy decide both the leaves (headings start them) and the
