@@ -11,7 +11,8 @@ rule can be checked on topic lengths it was not chosen on:
   headings, HTML or include directives) and inline Markdown is reduced to its words.
 - **sentences**: pysbd (`chunker.document.units.sentence_ends`) per paragraph, except in
   the Choi and manifesto files, which are one sentence a line already. A sentence keeps
-  its words on one line, so the gold files read as one sentence a line, as Choi's do.
+  its words on one line, so the gold files read as one sentence a line, as Choi's do, and
+  only sentences of 4-80 words that end with `.`, `!`, `?` or `…` are kept (see `_ENDS`).
 - **a document**: `segments` segments; each picks a pool (the kind of text) uniformly
   among those that still hold an unused unit of at least n sentences, then a unit
   uniformly within it, then a random run of n consecutive sentences. No unit is used twice
@@ -39,6 +40,10 @@ LENGTHS: dict[str, tuple[int, int]] = {"3-5": (3, 5), "6-8": (6, 8), "9-11": (9,
 MIN_WORDS, MAX_WORDS = 4, 80
 """A kept sentence has this many words (a shorter line is a caption or a fragment; a longer
 one is a list or table that lost its layout)."""
+_ENDS = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*$")
+"""A kept sentence ends like one. A docs page's `... looks like this:` introduced a code block
+that is gone; a chunker reads a line without a sentence end as wrapped, and joins it to the
+next, which across a segment boundary would hide a gold boundary inside a sentence."""
 
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SKIP_LINE = re.compile(r"^\s*(#|\||<|\{\*|\{\{|///|!!!|\[\^|---|\*\*\*|===|>\s*\[!)")
@@ -91,7 +96,8 @@ def _distinct(sentences) -> tuple[str, ...]:
 
 def _keep(sentence: str) -> bool:
     words = sentence.split()
-    return MIN_WORDS <= len(words) <= MAX_WORDS and any(c.isalpha() for c in sentence)
+    return (MIN_WORDS <= len(words) <= MAX_WORDS and any(c.isalpha() for c in sentence)
+            and _ENDS.search(sentence) is not None)
 
 
 def _sentences(paragraph: str) -> list[str]:
