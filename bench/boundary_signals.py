@@ -3,15 +3,16 @@
     python bench/boundary_signals.py [--providers local lexical] [--corpus DIR] [--out DIR]
 
 On Choi 3-5 (50 documents, 10 segments of 3-5 sentences each; gold lines are the sentence
-units) every provider embeds each document through `document_depths` (batched, into an
+units) every provider embeds each document through `document_signal` (batched, into an
 in-memory LangGraph store, exactly as a run would) with its own signal (`signal_for`), then:
 
 - **gold count**: cut at the (gold segments - 1) deepest gaps (an oracle for the count, the
   same protocol as the issue's table);
-- **own count**: cut at the gaps `own_count_gaps` picks (no oracle);
+- **own count**: cut at the gaps the run's own rule picks (no oracle): `standout_gaps` above
+  the document's contrast cutoff for a cosine curve, `own_count_gaps` for lexical's ranks;
 
 and scores both with Pk, WindowDiff and exact boundary precision/recall. It also reports
-embedding seconds per MB of source (wall time of `document_depths`, model load excluded),
+embedding seconds per MB of source (wall time of `document_signal`, model load excluded),
 sentences per second, and the store's bytes per sentence. Writes `report.md` and
 `results.json` under `--out` (default `bench/results/boundaries/`).
 """
@@ -27,9 +28,10 @@ from pathlib import Path
 
 from langgraph.store.memory import InMemoryStore
 
-from chunker.embeddings import document_depths, get_embeddings, signal_for
-from chunker.embeddings.settings import EMBED_BATCH_SIZE, OWN_COUNT_STD_FACTOR
-from chunker.embeddings.signal import own_count_gaps, top_gaps
+from chunker.embeddings import document_signal, get_embeddings, signal_for
+from chunker.embeddings.adaptive import standout_cutoff
+from chunker.embeddings.settings import CONTRAST_SHARE, EMBED_BATCH_SIZE, OWN_COUNT_STD_FACTOR
+from chunker.embeddings.signal import own_count_gaps, standout_gaps, top_gaps
 from chunker.evaluation.gold import GoldDoc, load_gold
 from chunker.evaluation.metrics import (
     Summary,
@@ -75,12 +77,14 @@ def run_provider(spec: str, docs: list[GoldDoc]) -> dict:
         texts = [u.strip() for u in doc.units]
         ns = ("bench", spec, doc.name)
         t = time.perf_counter()
-        depths = document_depths(store, ns, texts, embeddings, signal=signal)
+        got = document_signal(store, ns, texts, embeddings, signal=signal)
+        depths, cutoff = got.depths, standout_cutoff(got, CONTRAST_SHARE)
         embed_s += time.perf_counter() - t
         v, d = store_bytes(store, ns)
         vec_bytes, depth_bytes = vec_bytes + v, depth_bytes + d
         gold = scores(doc, top_gaps(depths, len(doc.masses) - 1))
-        own = scores(doc, own_count_gaps(depths))
+        # the run's own rule: contrast where the curve has a cosine scale, else peak_std
+        own = scores(doc, standout_gaps(depths, cutoff) if cutoff is not None else own_count_gaps(depths))
         per_doc.append({"doc": doc.name, "units": doc.n_units, "gold": gold, "own": own})
     sentences = sum(d.n_units for d in docs)
     mb = sum(len(d.text.encode("utf-8")) for d in docs) / 1e6
@@ -89,7 +93,7 @@ def run_provider(spec: str, docs: list[GoldDoc]) -> dict:
         return Summary.of(r[mode][key] for r in per_doc).as_dict()
 
     return {
-        "provider": spec, "signal": f"{signal.method}, window {signal.window}",
+        "provider": spec, "signal": f"{signal.method}, window {signal.window or 'the half-life'}",
         "load_average": os.getloadavg(), "cpus": os.cpu_count(),
         "load_s": load_s, "embed_s": embed_s, "source_mb": mb, "sentences": sentences,
         "s_per_mb": embed_s / mb, "sentences_per_s": sentences / embed_s if embed_s else None,
@@ -121,8 +125,9 @@ def report(results: list[dict], corpus: Path) -> str:
             lines.append(f"| `{r['provider']}` | {r['signal']} | {label} | {m['pk']['mean']:.3f} ± "
                          f"{m['pk']['std']:.3f} | {m['windowdiff']['mean']:.3f} | "
                          f"{m['precision']['mean']:.3f} | {m['recall']['mean']:.3f} | {segs} |")
-    lines += ["", f"Own count: local maxima of depth above mean - {OWN_COUNT_STD_FACTOR} x std of the "
-              "maxima (`own_count_gaps`, `OWN_COUNT_STD_FACTOR`).", "",
+    lines += ["", f"Own count: local maxima of depth above {CONTRAST_SHARE} x the document's full-cut "
+              "depth on blocks of its similarity half-life (`standout_gaps`, cosine curves), or above "
+              f"mean - {OWN_COUNT_STD_FACTOR} x std of the maxima (`own_count_gaps`, lexical).", "",
               "## Cost", "",
               "| provider | model load s | embed + depth s | s per MB of source | sentences/s | "
               "store bytes/sentence (vectors) | (depths) |", "|---|---|---|---|---|---|---|"]

@@ -1,6 +1,7 @@
 """Agreement of the chunker's leaf starts with LumberChunker's on Emma.
 
     python bench/emma_lumberchunker.py [--embeddings lexical|local] [--min-chunk-tokens N] [--max-chunk-tokens N]
+                                       [--out FILE]
 
 LumberChunker (gemini-pro) started 476 chunks at the paragraph indices in
 `../shared/corpus/emma/lumberchunker_boundaries.json` (0-based, over the novel's 2,287 text
@@ -81,7 +82,8 @@ def main() -> None:
               "outcomes": {k: v for k, v in out["stats"].items() if k.startswith("boundary.")},
               "wall_s": round(wall, 1)}
     print(json.dumps(result))
-    path = ROOT / "bench" / "results" / "boundaries" / f"emma_lumberchunker_{embeddings}.json"
+    path = Path(args.get("--out", ROOT / "bench" / "results" / "boundaries" / f"emma_lumberchunker_{embeddings}.json"))
+    path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(result, indent=1) + "\n")
 
 

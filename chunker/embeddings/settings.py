@@ -23,8 +23,8 @@ than a 400-token leaf holds. It bounds the cost at 32 dot products a sentence.""
 CONTRAST_SHARE = 0.5
 """A peak is a standout cut when its depth reaches this share of the depth a cut between
 unrelated blocks would have (`adaptive.standout_cutoff`): the midpoint between no drop and a
-full one, set by that reasoning and not fitted. 0.4 and 0.6 moved Pk by at most 0.015 on
-every topic-length set (bench/results/topic_lengths)."""
+full one, set by that reasoning and not fitted. 0.4 and 0.6 moved the signal's own Pk by at
+most 0.011 on every topic-length set and on Choi 3-5 (bench/results/topic_lengths/report.md)."""
 
 LEXICAL_WINDOW = 3
 """Block size for the `lexical` provider: term vectors are sparse, so a block of 3 sentences
