@@ -49,9 +49,10 @@ class SignalSettings:
 
 
 def signal_for(spec: str) -> SignalSettings:
-    """The measured best curve per provider: rank transform for `lexical` (fixed block of 3:
-    hashed term vectors gave no usable half-life, see bench/results/topic_lengths),
-    TextTiling with the document's own block otherwise."""
+    """The measured best curve per provider: rank transform for `lexical` with its fixed block
+    of 3 (on the topic-length sets, the half-life block and contrast cut helped lexical's long
+    topics and hurt its short ones: see the issue 22 note), TextTiling with the document's own
+    block otherwise."""
     if spec.strip() == "lexical":
         return SignalSettings(method="rank", window=LEXICAL_WINDOW)
     return SignalSettings()
