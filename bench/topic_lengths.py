@@ -89,9 +89,10 @@ def signal_alone(folder: Path) -> dict:
     rows: dict[str, list[dict]] = {}
     scales: list[tuple[float, int]] = []
     for doc in load_gold([folder]):
-        texts = [doc.text[doc.offsets[i]:doc.offsets[i + 1]].strip() for i in range(doc.n_units)]
+        texts = [u.strip() for u in doc.units]
         depths, chosen, scale = _depths_and_rules(InMemoryStore(), texts, emb, signal_for("local"))
         scales.append(scale)
+        # `signal.peak_gaps`, written out: the old code measured as "before" does not have it
         peaks = [i for i in range(len(depths)) if depths[i] > 0 and (i == 0 or depths[i] >= depths[i - 1])
                  and (i == len(depths) - 1 or depths[i] > depths[i + 1])]
         chosen["gold"] = sorted(sorted(peaks, key=lambda i: (-depths[i], i))[:len(doc.masses) - 1])

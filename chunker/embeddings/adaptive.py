@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from chunker.embeddings.rank import normalised
 from chunker.embeddings.settings import HALF_LIFE_MAX_DISTANCE, TILING_WINDOW
 
 
@@ -46,9 +47,7 @@ class DocumentSignal:
 
 
 def _unit_rows(vectors: np.ndarray) -> np.ndarray:
-    rows = np.asarray(vectors, dtype=np.float64)
-    norms = np.linalg.norm(rows, axis=1, keepdims=True)
-    return np.divide(rows, norms, out=np.zeros_like(rows), where=norms > 0)
+    return normalised(np.asarray(vectors, dtype=np.float64))
 
 
 def _mean_offdiagonal(rows: np.ndarray, skip: int) -> float:

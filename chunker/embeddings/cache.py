@@ -125,19 +125,18 @@ def document_signal(store: BaseStore, namespace: tuple[str, ...], texts: Sequenc
     spec = f"{signal.method}:{signal.window or 'auto'}"
     sha = _sha(texts, spec)
     item = store.get(namespace, DEPTHS_KEY)
-    if item is None or item.value.get("sha") != sha:
+    value = None if item is None else item.value
+    if value is None or value.get("sha") != sha:
         if getattr(embeddings, "cacheable", True):
             vectors = sentence_vectors(store, namespace, texts, embeddings, batch_size=batch_size)
         else:
             vectors = _embed(embeddings, texts)
         got = signal_of(vectors, signal)
         depths = np.asarray(got.depths, dtype="<f4")
-        store.put(namespace, DEPTHS_KEY, {"sha": sha, "signal": spec, "f32": _encode(depths.reshape(1, -1)),
-                                          "window": got.window, "contrast": got.contrast,
-                                          "half_life": got.half_life}, index=False)
-        item = store.get(namespace, DEPTHS_KEY)
-    # Always what the store holds (float32-rounded), so first and resumed runs agree.
-    value = item.value
+        value = {"sha": sha, "signal": spec, "f32": _encode(depths.reshape(1, -1)),
+                 "window": got.window, "contrast": got.contrast, "half_life": got.half_life}
+        store.put(namespace, DEPTHS_KEY, value, index=False)
+    # Always decoded from the stored record (float32-rounded), so first and resumed runs agree.
     depths = _decode(value["f32"], 1)[0].astype(float).tolist() if texts[1:] else []
     # a record stored before the block was derived has the fixed window its spec names
     return DocumentSignal(depths, value.get("window", signal.window), value.get("contrast"),

@@ -21,7 +21,8 @@ RANK_RADIUS = 5
 """r: the rank of a similarity is taken among its (2r+1)^2 neighbours (C99's 11 x 11 mask)."""
 
 
-def _normalised(vectors: np.ndarray) -> np.ndarray:
+def normalised(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length; a zero row stays zero."""
     norms = np.linalg.norm(vectors, axis=1, keepdims=True)
     return np.divide(vectors, norms, out=np.zeros_like(vectors, dtype=np.float64), where=norms > 0)
 
@@ -42,7 +43,7 @@ def rank_band(vectors: np.ndarray, reach: int, radius: int = RANK_RADIUS) -> np.
     for |k| <= reach (NaN outside the text)."""
     n = len(vectors)
     half = reach + 2 * radius
-    band = _band(_normalised(np.asarray(vectors, dtype=np.float64)), half)
+    band = _band(normalised(np.asarray(vectors, dtype=np.float64)), half)
     padded = np.full((n + 2 * radius, band.shape[1]), np.nan)
     padded[radius:radius + n] = band
     centre = band[:, half - reach:half + reach + 1]

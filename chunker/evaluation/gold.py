@@ -109,7 +109,8 @@ def parse_segments(raw: str) -> list[list[str]]:
     return segments
 
 
-def _pysbd_split(line: str) -> list[str]:
+def split_sentences(line: str) -> list[str]:
+    """pysbd's sentences of one line, as they lie in it (spaces kept)."""
     from chunker.document.units import sentence_ends
 
     ends = sentence_ends(line)
@@ -127,7 +128,7 @@ def gold_from_text(raw: str, name: str = "doc", corpus: str = "", *, units: Unit
     for seg in segments:
         count = 0
         for line in seg:
-            pieces = [line] if units == "lines" else (_pysbd_split(line) or [line])
+            pieces = [line] if units == "lines" else (split_sentences(line) or [line])
             pieces[-1] = pieces[-1] + "\n"
             unit_texts.extend(pieces)
             count += len(pieces)

@@ -9,7 +9,7 @@ rule can be checked on topic lengths it was not chosen on:
   from: an Emma chapter, a manifesto, a section of a Rust-book chapter or of a
   fastapi-docs page, one of Choi's own segments. Only prose is kept (no code, tables,
   headings, HTML or include directives) and inline Markdown is reduced to its words.
-- **sentences**: pysbd (`chunker.document.units.sentence_ends`) per paragraph, except in
+- **sentences**: pysbd (`chunker.evaluation.gold.split_sentences`) per paragraph, except in
   the Choi and manifesto files, which are one sentence a line already. A sentence keeps
   its words on one line, so the gold files read as one sentence a line, as Choi's do, and
   only sentences of 4-80 words that end with `.`, `!`, `?` or `…` are kept (see `_ENDS`).
@@ -32,7 +32,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from chunker.document.units import sentence_ends
+from chunker.evaluation.gold import parse_segments, split_sentences
 
 SEPARATOR = "=========="
 LENGTHS: dict[str, tuple[int, int]] = {"3-5": (3, 5), "6-8": (6, 8), "9-11": (9, 11), "3-11": (3, 11)}
@@ -101,14 +101,7 @@ def _keep(sentence: str) -> bool:
 
 
 def _sentences(paragraph: str) -> list[str]:
-    text = _one_line(paragraph)
-    out, pos = [], 0
-    for end in sentence_ends(text):
-        piece = text[pos:end].strip()
-        pos = end
-        if piece:
-            out.append(piece)
-    return out
+    return [s.strip() for s in split_sentences(_one_line(paragraph)) if s.strip()]
 
 
 def _prose_paragraphs(markdown: str) -> Iterator[tuple[str | None, str]]:
@@ -155,21 +148,6 @@ def markdown_units(pool: str, name: str, markdown: str) -> list[Unit]:
     return units
 
 
-def line_segments(text: str) -> list[list[str]]:
-    """The segments of a one-sentence-a-line file (Choi, manifestos), separators dropped."""
-    segments, current = [], []
-    for line in text.splitlines():
-        if re.match(r"^\s*={10,}\s*$", line):
-            if current:
-                segments.append(current)
-            current = []
-        elif line.strip():
-            current.append(_one_line(line))
-    if current:
-        segments.append(current)
-    return segments
-
-
 def corpus_units(corpus: Path) -> list[Unit]:
     """Every unit of the shared corpus's prose, pool by pool, in a fixed order."""
     units: list[Unit] = []
@@ -177,7 +155,8 @@ def corpus_units(corpus: Path) -> list[Unit]:
     for unit in markdown_units("emma", "emma", emma):
         units.append(unit)
     for path in sorted((corpus / "manifesto").glob("*.txt")):
-        sents = [s for seg in line_segments(path.read_text(encoding="utf-8")) for s in seg if _keep(s)]
+        sents = [s for seg in parse_segments(path.read_text(encoding="utf-8")) for s in map(_one_line, seg)
+                 if _keep(s)]
         units.append(Unit("manifesto", path.name, _distinct(sents)))
     for path in sorted((corpus / "markdown").glob("rust-book-*.md")):
         units.extend(markdown_units("rust-book", path.stem, path.read_text(encoding="utf-8")))
@@ -186,8 +165,8 @@ def corpus_units(corpus: Path) -> list[Unit]:
         rel = path.relative_to(root).as_posix()
         units.extend(markdown_units("fastapi-docs", rel, path.read_text(encoding="utf-8")))
     for path in sorted((corpus / "choi-3-5").glob("*.ref"), key=lambda p: int(p.stem)):
-        for i, seg in enumerate(line_segments(path.read_text(encoding="utf-8"))):
-            units.append(Unit("choi", f"{path.stem}/{i}", tuple(seg)))
+        for i, seg in enumerate(parse_segments(path.read_text(encoding="utf-8"))):
+            units.append(Unit("choi", f"{path.stem}/{i}", tuple(map(_one_line, seg))))
     return units
 
 
