@@ -26,37 +26,59 @@ def _post(url: str, payload: dict) -> dict:
         return json.loads(resp.read())
 
 
-def _ask(base_url: str, n: int) -> list[dict]:
-    """n chat requests at once, from n threads."""
+def _started(base_url: str, n: int, out: list[dict]) -> list[threading.Thread]:
+    """n chat requests at once, from n started threads; their answers go to `out`."""
     payload = {"model": "stub-model", "messages": [{"role": "user", "content": "hello"}],
                "response_format": {"type": "json_schema", "json_schema": {"name": "Summary", "schema": {}}}}
-    out: list[dict] = []
     threads = [threading.Thread(target=lambda: out.append(_post(f"{base_url}/chat/completions", payload)))
                for _ in range(n)]
     for t in threads:
         t.start()
-    for t in threads:
+    return threads
+
+
+def _ask(base_url: str, n: int) -> list[dict]:
+    out: list[dict] = []
+    for t in _started(base_url, n, out):
         t.join()
     return out
 
 
+def _ask_held(stub: OpenAIStub, n: int, *, filled: dict) -> tuple[list[dict], float]:
+    """n requests at once, held by the stub until its stats read `filled` (all n arrived: so many
+    in a slot, so many waiting for one), then released: what a test asserts about the queue does
+    not hang on how fast this machine starts threads. The answers, and the seconds from the
+    release to the last answer."""
+    out: list[dict] = []
+    stub.hold()
+    threads = _started(stub.base_url, n, out)
+    deadline = time.monotonic() + 60
+    while {k: stub.stats()[k] for k in filled} != filled and time.monotonic() < deadline:
+        time.sleep(0.005)
+    assert {k: stub.stats()[k] for k in filled} == filled
+    released = time.monotonic()
+    stub.release()
+    for t in threads:
+        t.join()
+    return out, time.monotonic() - released
+
+
 def test_at_most_slots_calls_are_served_at_once_and_the_rest_wait():
     with OpenAIStub(latency_ms=150, slots=2) as stub:
-        started = time.monotonic()
-        answers = _ask(stub.base_url, 6)
-        elapsed = time.monotonic() - started
+        answers, elapsed = _ask_held(stub, 6, filled={"in_flight": 2, "waiting": 4})
         stats = stub.stats()
     assert len(answers) == 6
     assert stats["served"] == 6 and stats["max_in_flight"] == 2
-    assert stats["queued"] >= 4 and stats["wait_s_total"] > 0.3
+    assert stats["in_flight"] == stats["waiting"] == 0
+    assert stats["queued"] == 4 and stats["wait_s_total"] > 4 * 0.15
     assert elapsed >= 3 * 0.15  # six calls of 150 ms through two slots: three rounds at least
 
 
 def test_without_a_slot_limit_calls_overlap():
     with OpenAIStub(latency_ms=150) as stub:
-        _ask(stub.base_url, 4)
+        _ask_held(stub, 4, filled={"in_flight": 4})
         stats = stub.stats()
-    assert stats["served"] == 4 and stats["max_in_flight"] >= 2 and stats["queued"] == 0
+    assert stats["served"] == 4 and stats["max_in_flight"] == 4 and stats["queued"] == 0
 
 
 def test_a_run_through_the_stub_builds_the_scripted_models_tree(tmp_path):

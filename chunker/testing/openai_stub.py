@@ -17,6 +17,9 @@ answers to the same prompt and schema, so that a run through the stub builds the
 It can behave like a batching server: `latency_ms` per call, and at most `slots` calls served
 at once (the rest wait their turn, as in a server's queue); `stats()` (also `GET /stats`)
 says how many it served, the most in flight, and the time requests waited for a slot.
+`hold()` keeps every call that has a slot from answering until `release()`: a test fills the
+slots and the queue, sees both in `stats()` (`in_flight`, `waiting`), then lets them go, so what
+it asserts about the queue does not depend on how fast the machine starts its threads.
 
     python -m chunker.testing.openai_stub --port 8000 --latency-ms 300 --slots 8
 
@@ -56,6 +59,9 @@ class OpenAIStub(HTTPStub):
         self._served = 0
         self._max_in_flight = 0
         self._waits: list[float] = []
+        self._waiting = 0
+        self._open = threading.Event()  # cleared by hold(): calls in a slot wait for release()
+        self._open.set()
         self._scripted = None
         if scripted:
             from chunker.testing.scripted import ScriptedChatModel
@@ -79,11 +85,20 @@ class OpenAIStub(HTTPStub):
     def error(self, code: int, message: str) -> Reply:
         return json_reply(code, {"error": {"message": message, "type": "stub_error", "code": code}})
 
+    def hold(self) -> None:
+        """Calls that get a slot from now on wait there, unanswered, until `release()`."""
+        self._open.clear()
+
+    def release(self) -> None:
+        self._open.set()
+
     def stats(self) -> dict:
-        """Requests served, the most served at once, and the waits for a slot (seconds)."""
+        """Requests served, in a slot now, waiting for one now, the most served at once, and the
+        waits for a slot (seconds)."""
         with self._lock:
             waits = list(self._waits)
-            return {"served": self._served, "max_in_flight": self._max_in_flight, "slots": self.slots,
+            return {"served": self._served, "in_flight": self._in_flight, "waiting": self._waiting,
+                    "max_in_flight": self._max_in_flight, "slots": self.slots,
                     "latency_ms": self.latency_ms, "queued": sum(1 for w in waits if w > 0.001),
                     "wait_s_total": round(sum(waits), 3), "wait_s_max": round(max(waits, default=0.0), 3)}
 
@@ -119,12 +134,17 @@ class OpenAIStub(HTTPStub):
         """The completion, through a slot: at most `slots` at once, each `latency_ms` long."""
         asked = time.monotonic()
         if self._slots is not None:
+            with self._lock:
+                self._waiting += 1
             self._slots.acquire()
         try:
             with self._lock:
+                if self._slots is not None:
+                    self._waiting -= 1
                 self._waits.append(time.monotonic() - asked)
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
+            self._open.wait()
             if self.latency_ms:
                 time.sleep(self.latency_ms / 1000)
             completion = self._completion(request)
