@@ -60,6 +60,8 @@ class OpenAIStub(HTTPStub):
         self._max_in_flight = 0
         self._waits: list[float] = []
         self._waiting = 0
+        self._queued = 0  # calls that found every slot taken (not a time threshold: a preempted
+        # thread's bookkeeping must not count as a wait)
         self._open = threading.Event()  # cleared by hold(): calls in a slot wait for release()
         self._open.set()
         self._scripted = None
@@ -99,7 +101,7 @@ class OpenAIStub(HTTPStub):
             waits = list(self._waits)
             return {"served": self._served, "in_flight": self._in_flight, "waiting": self._waiting,
                     "max_in_flight": self._max_in_flight, "slots": self.slots,
-                    "latency_ms": self.latency_ms, "queued": sum(1 for w in waits if w > 0.001),
+                    "latency_ms": self.latency_ms, "queued": self._queued,
                     "wait_s_total": round(sum(waits), 3), "wait_s_max": round(max(waits, default=0.0), 3)}
 
     def answer_for(self, request: dict) -> str:
@@ -133,14 +135,15 @@ class OpenAIStub(HTTPStub):
     def _served_completion(self, request: dict) -> dict:
         """The completion, through a slot: at most `slots` at once, each `latency_ms` long."""
         asked = time.monotonic()
-        if self._slots is not None:
+        if self._slots is not None and not self._slots.acquire(blocking=False):
             with self._lock:
                 self._waiting += 1
+                self._queued += 1
             self._slots.acquire()
+            with self._lock:
+                self._waiting -= 1
         try:
             with self._lock:
-                if self._slots is not None:
-                    self._waiting -= 1
                 self._waits.append(time.monotonic() - asked)
                 self._in_flight += 1
                 self._max_in_flight = max(self._max_in_flight, self._in_flight)
