@@ -14,7 +14,7 @@ from langgraph.store.sqlite import SqliteStore
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import SignalSettings, document_signal
 from chunker.embeddings.adaptive import block_for, half_life, standout_cutoff
-from chunker.embeddings.cache import DEPTHS_KEY
+from chunker.embeddings.cache import DEPTHS_KEY, _sha, drop_vectors
 from chunker.embeddings.signal import depths_of, own_count_gaps, signal_of, standout_gaps
 from chunker.state.store import RunStore
 
@@ -97,13 +97,16 @@ def test_the_block_and_contrast_are_stored_and_read_back(tmp_path):
         assert first.window == block_for(first.half_life) and first.contrast > 0
         record = store.get(("e",), DEPTHS_KEY).value
         assert record["signal"] == "tiling:auto" and record["window"] == first.window
-        # a record written before the block was derived: its fixed window, no contrast
+        # a record as the code before the derived block wrote it (its hash of method and
+        # window, no block or contrast) is read, not recomputed: its fixed window, no contrast
         fixed = SignalSettings("rank", 3)
         old = document_signal(store, ("f",), texts, emb, signal=fixed)
         stored = store.get(("f",), DEPTHS_KEY).value
-        store.put(("f",), DEPTHS_KEY, {k: stored[k] for k in ("sha", "signal", "f32")})
-        assert document_signal(store, ("f",), texts, emb, signal=fixed) == old
-        assert (old.window, old.contrast) == (3, None)
+        store.put(("f",), DEPTHS_KEY, {"sha": _sha(texts, "rank", "3"), "signal": "rank:3", "f32": stored["f32"]})
+        drop_vectors(store, ("f",), len(texts), batch_size=8)
+        calls = emb.calls
+        assert document_signal(store, ("f",), texts, emb, signal=fixed, batch_size=8) == old
+        assert emb.calls == calls and (old.window, old.contrast) == (3, None)
 
 
 @pytest.mark.parametrize("provider, cutoff, rule", [

@@ -122,8 +122,10 @@ def document_signal(store: BaseStore, namespace: tuple[str, ...], texts: Sequenc
 
     Stored once computed; a second call with the same sentences and signal is one read.
     """
-    spec = f"{signal.method}:{signal.window or 'auto'}"
-    sha = _sha(texts, spec)
+    window = str(signal.window or "auto")
+    spec = f"{signal.method}:{window}"
+    # hashed as the code before the derived block did, so its fixed-window records still read
+    sha = _sha(texts, signal.method, window)
     item = store.get(namespace, DEPTHS_KEY)
     value = None if item is None else item.value
     if value is None or value.get("sha") != sha:
