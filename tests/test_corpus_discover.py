@@ -188,7 +188,7 @@ def test_without_pymupdf_the_bytes_tell_an_encrypted_pdf(tmp_path, monkeypatch):
 
 def test_a_pdf_needs_the_extra(tmp_path):
     write(tmp_path, "paper.pdf", PDF)
-    assert reasons(run(tmp_path, pdf_supported=False)) == {"paper.pdf": "needs-pdf-extra: install chunker[pdf]"}
+    assert reasons(run(tmp_path, pdf_supported=False)) == {"paper.pdf": "needs-pdf-extra: install chunker-tree[pdf]"}
 
 
 def test_kind_is_told_by_content_not_by_name(tmp_path):

@@ -141,7 +141,7 @@ def test_missing_pdf_extra_names_it(tmp_path):
     doc = make_pdf(tmp_path / "r.pdf", pages=1)
     proc = chunker("run", doc, "--model", "scripted", "-o", tmp_path / "out", *FAST, check=2,
                    env={"PYTHONPATH": f"{blocker}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
-    assert "pip install 'chunker[pdf]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
+    assert "pip install 'chunker-tree[pdf]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not (tmp_path / "out").exists()
 
 

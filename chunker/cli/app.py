@@ -52,7 +52,7 @@ def _run_graph(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, thre
 @app.command()
 def run(
     docs: list[Path] = typer.Argument(..., help="The text, Markdown or PDF document to chunk (a PDF "
-                                               "is recognised by its content; needs `chunker[pdf]`), "
+                                               "is recognised by its content; needs `chunker-tree[pdf]`), "
                                                "or a folder (walked recursively), or several: a corpus "
                                                "becomes one tree, its folders and files the upper levels."),
     model: str = typer.Option("local", "--model", "-m",

@@ -28,7 +28,7 @@ err = Console(stderr=True)
 
 
 def fail(message: str, code: int) -> "typer.Exit":
-    # escaped: a message such as "pip install 'chunker[pdf]'" must not read as markup
+    # escaped: a message such as "pip install 'chunker-tree[pdf]'" must not read as markup
     err.print(f"[bold red]error:[/] {escape(message)}", highlight=False, soft_wrap=True)
     return typer.Exit(code)
 
@@ -82,7 +82,7 @@ def load_config_file(path: Path | None) -> dict:
 
 
 STORE_HELP = ("Keep the checkpoints, the store and the call log in this PostgreSQL database "
-              "(postgresql://USER:PASSWORD@HOST/DB; needs `chunker[postgres]`) instead of OUT's SQLite. "
+              "(postgresql://USER:PASSWORD@HOST/DB; needs `chunker-tree[postgres]`) instead of OUT's SQLite. "
               "run.json names it without the password; pass it again to resume.")
 
 
@@ -97,7 +97,7 @@ def checked_store(url: str | None) -> str | None:
     try:
         connect(url).close()
     except ImportError:
-        raise fail("--store needs the PostgreSQL extra: pip install 'chunker[postgres]'", EXIT_USAGE)
+        raise fail("--store needs the PostgreSQL extra: pip install 'chunker-tree[postgres]'", EXIT_USAGE)
     except StoreUnavailable as exc:
         raise fail(str(exc), EXIT_USAGE)
     return url

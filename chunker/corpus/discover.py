@@ -85,7 +85,7 @@ def check_file(path: Path, rel: str, *, encoding: str = "utf-8", max_bytes: int 
         return Skipped(rel, data)
     if PDF_HEADER.search(data[:MAGIC_WINDOW]):
         if not (_pdf_extra_installed() if pdf_supported is None else pdf_supported):
-            return Skipped(rel, "needs-pdf-extra: install chunker[pdf]")
+            return Skipped(rel, "needs-pdf-extra: install chunker-tree[pdf]")
         if _pdf_encrypted(data):
             return Skipped(rel, "encrypted-pdf: it needs a password; decrypt it first")
         kind = "pdf"

@@ -31,7 +31,7 @@ PAGE_MAP_FILE = "pages.json"
 """The page map, in OUT/.chunker."""
 SCANNED_NOTE = "[Page {number} is a scanned image without a text layer.]\n\n"
 """The text a scanned page contributes to source.md (a sentence and a paragraph of its own)."""
-EXTRA_HINT = "reading PDFs needs the pdf extra (PyMuPDF, AGPL-3.0): pip install 'chunker[pdf]'"
+EXTRA_HINT = "reading PDFs needs the pdf extra (PyMuPDF, AGPL-3.0): pip install 'chunker-tree[pdf]'"
 
 
 class PdfExtraMissing(BadInput):

@@ -16,7 +16,7 @@ from langchain_core.embeddings import Embeddings
 from chunker.embeddings.settings import LOCAL_MODEL_BATCH
 from chunker.llm.errors import ModelUnavailable
 
-INSTALL_HINT = "pip install 'chunker[local]'"
+INSTALL_HINT = "pip install 'chunker-tree[local]'"
 
 
 def _quiet_offline() -> None:

@@ -1,0 +1,1 @@
+"""Readers: every document format behind one interface (see `model.py` for what they return)."""
