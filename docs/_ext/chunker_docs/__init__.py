@@ -9,16 +9,14 @@ which `source-read` replaces by Markdown made from the code (the typer app, the 
 pydantic models, the profiles, hierarchy.json's JSON Schema, the compiled graphs). Nothing
 generated is committed, so the reference cannot drift from the code. A block with an unknown
 kind is an error; without this extension, the block is an unknown directive: the build fails
-either way.
+either way. Sphinx itself is imported by nothing here, so the tests can run the generators
+without the `docs` extra.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable
-
-from sphinx.application import Sphinx
-from sphinx.errors import ExtensionError
 
 from chunker_docs import cli, graphs, schema, settings
 
@@ -39,22 +37,27 @@ KINDS: dict[str, Callable[[], str]] = {
 
 def _generate(kind: str, docname: str) -> str:
     if kind not in KINDS:
-        raise ExtensionError(f"{docname}: unknown chunker-reference kind {kind!r} "
-                             f"(known: {', '.join(sorted(KINDS))})")
+        raise ValueError(f"{docname}: unknown chunker-reference kind {kind!r} "
+                         f"(known: {', '.join(sorted(KINDS))})")
     return KINDS[kind]().rstrip() + "\n"
 
 
-def _source_read(app: Sphinx, docname: str, source: list[str]) -> None:
-    source[0] = MARKER.sub(lambda m: _generate(m.group(1), docname), source[0])
+def expand(text: str, docname: str = "<text>") -> str:
+    """`text` with every chunker-reference block replaced by what it asks for."""
+    return MARKER.sub(lambda m: _generate(m.group(1), docname), text)
 
 
-def _always_outdated(app: Sphinx, env, added, changed, removed) -> list[str]:
+def _source_read(app, docname: str, source: list[str]) -> None:
+    source[0] = expand(source[0], docname)
+
+
+def _always_outdated(app, env, added, changed, removed) -> list[str]:
     # the generated parts follow the code, which Sphinx does not watch: rebuild those pages
     return [doc for doc in env.found_docs
             if MARKER.search(app.env.doc2path(doc).read_text(encoding="utf-8"))]
 
 
-def setup(app: Sphinx) -> dict:
+def setup(app) -> dict:
     app.connect("source-read", _source_read)
     app.connect("env-get-outdated", _always_outdated)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
