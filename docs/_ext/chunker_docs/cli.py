@@ -25,7 +25,7 @@ def _walk(cmd, ctx, path: list[str]):
 
 
 def _section(path: list[str], cmd, ctx) -> str:
-    depth = "#" * min(len(path) + 1, 4)
+    depth = "#" * min(len(path) + 2, 5)  # under the page's "Every command and option"
     label = "cli-" + "-".join(path[1:]) if len(path) > 1 else "cli-chunker"
     out = [f"({label})=", f"{depth} {code(' '.join(path))}", "",
            "```text", cmd.get_usage(ctx).strip(), "```", "", paragraphs(cmd.help)]
