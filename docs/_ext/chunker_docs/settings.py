@@ -68,8 +68,7 @@ def markdown() -> str:
     for section in SECTION_NAMES:
         holder = ChunkerSettings.model_fields[section]
         model = holder.annotation
-        out += [f"## {code(section)}: {one_line(holder.description).rstrip('.')}", "",
-                paragraphs(inspect.getdoc(model)), ""]
+        out += [f"## {code(section)}", "", paragraphs(inspect.getdoc(model) or holder.description), ""]
         for name, field in model.model_fields.items():
             path = f"{section}.{name}"
             flat = FLAT_OF.get(path, path)
