@@ -1,0 +1,47 @@
+"""A node's rewritten text as HTML: CommonMark through markdown-it-py with raw HTML off (the
+text's own `<...>` is escaped), links to other sites kept (opened with rel=noopener), and
+what would point into the site or the disk (a relative link, an image) shown as its text:
+the source's own links name files of the source, not pages of the site, and an image the
+site does not hold would be a broken request."""
+
+from __future__ import annotations
+
+from markdown_it import MarkdownIt
+from markupsafe import Markup, escape
+
+_EXTERNAL = ("http://", "https://", "mailto:")
+
+
+def _link_open(tokens, idx, options, env):
+    href = tokens[idx].attrGet("href") or ""
+    if href.startswith(_EXTERNAL):
+        tokens[idx].meta["kept"] = True
+        return f'<a href="{escape(href)}" rel="noopener noreferrer">'
+    return f'<span class="link" title="{escape(href)}">'
+
+
+def _link_close(tokens, idx, options, env):
+    # the matching open is the nearest link_open before this close at the same level
+    for j in range(idx - 1, -1, -1):
+        if tokens[j].type == "link_open" and tokens[j].level == tokens[idx].level:
+            return "</a>" if tokens[j].meta.get("kept") else "</span>"
+    return "</span>"
+
+
+def _image(tokens, idx, options, env):
+    alt = "".join(t.content for t in (tokens[idx].children or []))
+    return f'<span class="image">[image: {escape(alt or tokens[idx].attrGet("src") or "")}]</span>'
+
+
+class Prose:
+    """One renderer per export (markdown-it keeps state)."""
+
+    def __init__(self) -> None:
+        md = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
+        md.add_render_rule("link_open", _link_open)
+        md.add_render_rule("link_close", _link_close)
+        md.add_render_rule("image", _image)
+        self._md = md
+
+    def __call__(self, text: str) -> Markup:
+        return Markup(self._md.render(text or ""))
