@@ -23,7 +23,7 @@ from chunker.site.tree import SiteTree, page_name
 def environment() -> jinja2.Environment:
     folder = resources.files("chunker.site") / "templates"
     return jinja2.Environment(loader=jinja2.FileSystemLoader(str(folder)), autoescape=True,
-                              trim_blocks=True, lstrip_blocks=True, undefined=jinja2.StrictUndefined)
+                              trim_blocks=True, lstrip_blocks=True)  # lenient: records from other passes may lack a key
 
 
 def _flat(data, prefix: str = "") -> Iterator[tuple[str, str]]:

@@ -12,7 +12,7 @@ from markupsafe import Markup, escape
 _EXTERNAL = ("http://", "https://", "mailto:")
 
 
-def _link_open(tokens, idx, options, env):
+def _link_open(self, tokens, idx, options, env):
     href = tokens[idx].attrGet("href") or ""
     if href.startswith(_EXTERNAL):
         tokens[idx].meta["kept"] = True
@@ -20,7 +20,7 @@ def _link_open(tokens, idx, options, env):
     return f'<span class="link" title="{escape(href)}">'
 
 
-def _link_close(tokens, idx, options, env):
+def _link_close(self, tokens, idx, options, env):
     # the matching open is the nearest link_open before this close at the same level
     for j in range(idx - 1, -1, -1):
         if tokens[j].type == "link_open" and tokens[j].level == tokens[idx].level:
@@ -28,7 +28,7 @@ def _link_close(tokens, idx, options, env):
     return "</span>"
 
 
-def _image(tokens, idx, options, env):
+def _image(self, tokens, idx, options, env):
     alt = "".join(t.content for t in (tokens[idx].children or []))
     return f'<span class="image">[image: {escape(alt or tokens[idx].attrGet("src") or "")}]</span>'
 
