@@ -1,6 +1,6 @@
 """A node's rewritten text as HTML: CommonMark through markdown-it-py with raw HTML off (the
-text's own `<...>` is escaped), links to other sites kept (opened with rel=noopener), and
-what would point into the site or the disk (a relative link, an image) shown as its text:
+text's own `<...>` is escaped), links to other sites kept (opened with rel=noopener),
+headings two levels down (the page has its own h1 and h2), and what would point into the site or the disk (a relative link, an image) shown as its text:
 the source's own links name files of the source, not pages of the site, and an image the
 site does not hold would be a broken request."""
 
@@ -10,6 +10,7 @@ from markdown_it import MarkdownIt
 from markupsafe import Markup, escape
 
 _EXTERNAL = ("http://", "https://", "mailto:")
+HEADING_SHIFT = 2
 
 
 def _link_open(self, tokens, idx, options, env):
@@ -33,6 +34,12 @@ def _image(self, tokens, idx, options, env):
     return f'<span class="image">[image: {escape(alt or tokens[idx].attrGet("src") or "")}]</span>'
 
 
+def _heading(self, tokens, idx, options, env):
+    # the page's own title is the h1, its sections h2: the text's headings go two below
+    level = min(6, int(tokens[idx].tag[1]) + HEADING_SHIFT)
+    return f"<h{level}>" if tokens[idx].nesting == 1 else f"</h{level}>\n"
+
+
 class Prose:
     """One renderer per export (markdown-it keeps state)."""
 
@@ -41,6 +48,8 @@ class Prose:
         md.add_render_rule("link_open", _link_open)
         md.add_render_rule("link_close", _link_close)
         md.add_render_rule("image", _image)
+        md.add_render_rule("heading_open", _heading)
+        md.add_render_rule("heading_close", _heading)
         self._md = md
 
     def __call__(self, text: str) -> Markup:
