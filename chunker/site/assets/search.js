@@ -6,7 +6,7 @@
   "use strict";
   var S = window.CHUNKER_SEARCH, T = window.CHUNKER_TREE;
   var PAGE = 1, LABEL = 2, SUM = 3, KIND = 4, PARENT = 6;
-  var K1 = 1.2, B = 0.75, LIMIT = 50, PREFIX_WEIGHT = 0.5;
+  var K1 = 1.2, B = 0.75, LIMIT = 50, PREFIX_WEIGHT = 0.5, WHERE_CHARS = 48;
   var stop = {};
   (S.stop || []).forEach(function (w) { stop[w] = true; });
   var keys = null;
@@ -49,12 +49,15 @@
     return {words: words, rows: out};
   }
 
+  function short(text) { return text.length > WHERE_CHARS ? text.slice(0, WHERE_CHARS - 1) + "\u2026" : text; }
+
   function where(i) {
+    /* the nearest document and folder above a result (not the root): which file it is in */
     var names = [];
-    for (var p = T.nodes[i][PARENT]; p >= 0; p = T.nodes[p][PARENT]) {
-      if (T.nodes[p][KIND] === "document" || T.nodes[p][KIND] === "folder") { names.unshift(T.nodes[p][LABEL]); }
+    for (var p = T.nodes[i][PARENT]; p > 0 && names.length < 2; p = T.nodes[p][PARENT]) {
+      if (T.nodes[p][KIND] === "document" || T.nodes[p][KIND] === "folder") { names.unshift(short(T.nodes[p][LABEL])); }
     }
-    return names.slice(1).join(" › ");
+    return names.join(" \u203a ");
   }
 
   function marked(text, words) {
