@@ -194,3 +194,15 @@ def test_a_site_is_replaced_whole_but_a_users_file_in_it_stops_it(cinderella_sit
     with pytest.raises(SiteInputError, match="mine.html is in the way"):
         write_site(out, tmp_path / "web")
     assert mine.read_text(encoding="utf-8") == "mine"
+
+
+def test_the_rewritten_markdown_keeps_the_pages_headings_and_links_inside_the_site():
+    from chunker.site.prose import Prose
+
+    html = str(Prose()("# Part\n\n## " + "run on " * 40 + "\n\nSee [the guide](../guide.md), "
+                       "[FastAPI](https://fastapi.tiangolo.com) and ![a cat](cat.png). <i>raw</i>"))
+    assert "<h3>Part</h3>" in html and "<h1>" not in html and "<h4>" not in html
+    assert html.count("<p>") == 2  # the run-on "heading" is the paragraph it is
+    assert '<span class="link" title="../guide.md">the guide</span>' in html
+    assert '<a href="https://fastapi.tiangolo.com" rel="noopener noreferrer">FastAPI</a>' in html
+    assert "[image: a cat]" in html and "<img" not in html and "&lt;i&gt;raw&lt;/i&gt;" in html

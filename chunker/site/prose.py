@@ -11,6 +11,7 @@ from markupsafe import Markup, escape
 
 _EXTERNAL = ("http://", "https://", "mailto:")
 HEADING_SHIFT = 2
+HEADING_MAX_CHARS = 160
 
 
 def _link_open(self, tokens, idx, options, env):
@@ -35,9 +36,13 @@ def _image(self, tokens, idx, options, env):
 
 
 def _heading(self, tokens, idx, options, env):
-    # the page's own title is the h1, its sections h2: the text's headings go two below
-    level = min(6, int(tokens[idx].tag[1]) + HEADING_SHIFT)
-    return f"<h{level}>" if tokens[idx].nesting == 1 else f"</h{level}>\n"
+    # the page's own title is the h1, its sections h2: the text's headings go two below; a
+    # "heading" longer than a heading (a rewrite that ran a heading into its paragraph) is
+    # shown as the paragraph it is
+    inline = tokens[idx + 1] if tokens[idx].nesting == 1 else tokens[idx - 1]
+    tag = (f"h{min(6, int(tokens[idx].tag[1]) + HEADING_SHIFT)}"
+           if len(inline.content) <= HEADING_MAX_CHARS else "p")
+    return f"<{tag}>" if tokens[idx].nesting == 1 else f"</{tag}>\n"
 
 
 class Prose:
