@@ -21,7 +21,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 CINDERELLA = ROOT / "examples" / "cinderella.txt"
 
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("CHUNKER_CHROMIUM", "/usr/bin/chromium")  # another path: set it
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 INSTALL = "apt-get update && apt-get install -y chromium; pip install -e '.[dev]' (playwright)"

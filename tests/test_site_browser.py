@@ -1,6 +1,7 @@
 """The site in a real browser: headless Chromium (Debian's), one for the whole run
 (tests/site_fixtures.py), opened from file:// (where fetch() of local files and ES modules are
-blocked) and once served by `chunker serve`. Screenshots of each page type are kept under
+blocked) and once served by `chunker serve`. `page` comes first in each test's arguments: a
+missing browser skips (or, with CI set, fails) before any tree is built. Screenshots of each page type are kept under
 tests/artifacts/site/ (git-ignored)."""
 
 from __future__ import annotations
@@ -36,7 +37,7 @@ def outline_labels(page) -> list[str]:
 
 
 @pytest.mark.parametrize("which", ["cinderella_site", "corpus_site"])
-def test_the_outline_lists_every_top_level_node(which, page, request):
+def test_the_outline_lists_every_top_level_node(page, which, request):
     built = request.getfixturevalue(which)
     h = tree_of(built)
     from chunker.site.tree import load_site_tree
@@ -48,7 +49,7 @@ def test_the_outline_lists_every_top_level_node(which, page, request):
     assert page.errors == []
 
 
-def test_unfolding_the_outline_reaches_a_leaf_by_mouse_and_by_keyboard(corpus_site, cinderella_site, page):
+def test_unfolding_the_outline_reaches_a_leaf_by_mouse_and_by_keyboard(page, corpus_site, cinderella_site):
     page.goto(url(corpus_site.site))
     page.wait_for_selector('body[data-outline="ready"]')
     # by mouse: unfold the first folder, then its first document, down to a leaf
@@ -97,7 +98,7 @@ def rare_word(h: Hierarchy) -> tuple[str, str]:
     return word, next(iter(where[word]))
 
 
-def test_a_search_link_opens_with_the_leaf_of_its_word(cinderella_site, page):
+def test_a_search_link_opens_with_the_leaf_of_its_word(page, cinderella_site):
     h = tree_of(cinderella_site)
     word, leaf = rare_word(h)
     page.goto(url(cinderella_site.site, f"search.html?q={word.upper()}"))
@@ -141,7 +142,7 @@ def crawl(page, site: Path) -> tuple[set[str], list[str], Counter]:
 
 
 @pytest.mark.parametrize("which", ["cinderella_site", "corpus_site"])
-def test_every_link_resolves_and_no_page_logs_an_error(which, page, request):
+def test_every_link_resolves_and_no_page_logs_an_error(page, which, request):
     built = request.getfixturevalue(which)
     seen, broken, kinds = crawl(page, built.site)
     assert broken == []
@@ -151,7 +152,7 @@ def test_every_link_resolves_and_no_page_logs_an_error(which, page, request):
     assert set(kinds) == {"overview", "node", "search", "picture"}
 
 
-def test_a_screenshot_of_each_page_type(cinderella_site, corpus_site, page):
+def test_a_screenshot_of_each_page_type(page, cinderella_site, corpus_site):
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     h = tree_of(cinderella_site)
     word, _ = rare_word(h)
@@ -171,7 +172,7 @@ def test_a_screenshot_of_each_page_type(cinderella_site, corpus_site, page):
     assert len(list(ARTIFACTS.glob("*.png"))) >= 6
 
 
-def test_served_by_chunker_serve_and_current_after_an_update(corpus_site, tmp_path, page):
+def test_served_by_chunker_serve_and_current_after_an_update(page, corpus_site, tmp_path):
     """Served on 127.0.0.1; after `chunker update` the served site shows the changed file."""
     import shutil
 
