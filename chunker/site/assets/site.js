@@ -159,7 +159,9 @@
     expand(top);
     var here = current >= 0 ? reveal(current) : null;
     link(here || top).tabIndex = 0;
-    if (here) { here.scrollIntoView({block: "center"}); }
+    if (here) {  /* scroll the outline only: scrollIntoView would scroll the page too */
+      outline.scrollTop += here.getBoundingClientRect().top - outline.getBoundingClientRect().top - outline.clientHeight / 2;
+    }
     tree.addEventListener("keydown", onKey);
     tree.addEventListener("click", function (e) {
       if (e.target.className === "tog") {
