@@ -63,23 +63,38 @@ def write_corpus(root: Path) -> Path:
     return root
 
 
-@pytest.fixture(scope="session")
-def cinderella_site(tmp_path_factory) -> Built:
-    base = tmp_path_factory.mktemp("site-cinderella")
-    src = base / "cinderella.txt"
-    shutil.copyfile(CINDERELLA, src)
-    chunker("run", src, "-o", base / "out", *BUILD)
-    chunker("site", base / "out")
-    return Built(out=base / "out", site=base / "out" / "site", source=src)
+def _in_parallel(*commands) -> None:
+    """`chunker` commands in child processes at once (each waits on its own startup), all of
+    which must succeed."""
+    procs = [subprocess.Popen([sys.executable, "-m", "chunker.cli.app", *map(str, c)],
+                              stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) for c in commands]
+    for command, proc in zip(commands, procs):
+        output, _ = proc.communicate(timeout=600)
+        assert proc.returncode == 0, f"chunker {' '.join(map(str, command))}: {output}"
 
 
 @pytest.fixture(scope="session")
-def corpus_site(tmp_path_factory) -> Built:
-    base = tmp_path_factory.mktemp("site-corpus")
-    src = write_corpus(base / "notes")
-    chunker("run", src, "-o", base / "out", *BUILD)
-    chunker("site", base / "out")
-    return Built(out=base / "out", site=base / "out" / "site", source=src)
+def _site_trees(tmp_path_factory) -> dict[str, Built]:
+    """Both trees, built side by side, then their sites (`chunker site`)."""
+    doc_base, corpus_base = tmp_path_factory.mktemp("site-cinderella"), tmp_path_factory.mktemp("site-corpus")
+    doc = doc_base / "cinderella.txt"
+    shutil.copyfile(CINDERELLA, doc)
+    corpus = write_corpus(corpus_base / "notes")
+    built = {"doc": Built(out=doc_base / "out", site=doc_base / "out" / "site", source=doc),
+             "corpus": Built(out=corpus_base / "out", site=corpus_base / "out" / "site", source=corpus)}
+    _in_parallel(*[("run", b.source, "-o", b.out, *BUILD) for b in built.values()])
+    _in_parallel(*[("site", b.out) for b in built.values()])
+    return built
+
+
+@pytest.fixture(scope="session")
+def cinderella_site(_site_trees) -> Built:
+    return _site_trees["doc"]
+
+
+@pytest.fixture(scope="session")
+def corpus_site(_site_trees) -> Built:
+    return _site_trees["corpus"]
 
 
 @pytest.fixture(scope="session")
