@@ -23,7 +23,7 @@ SHARED = ROOT.parent / "shared" / "corpus"
 CINDERELLA = ROOT / "examples" / "cinderella.txt"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
-pytest_plugins = ["pg_server"]  # tests/pg_server.py: the pg_server and pg_url fixtures
+pytest_plugins = ["pg_server", "site_fixtures"]  # tests/pg_server.py: pg_server, pg_url; tests/site_fixtures.py: the site's trees and browser
 
 
 def scripted(**kwargs) -> str:

@@ -21,6 +21,7 @@ from chunker.cli.corpus_cmd import resume_corpus, start_corpus
 from chunker.cli.eval_cmd import eval_app
 from chunker.cli.inspect_cmd import inspect_command
 from chunker.cli.mcp_cmd import mcp_command
+from chunker.cli.site_cmd import serve_command, site_command
 from chunker.cli.update_cmd import resume_document_update, update_command
 from chunker.cli.worker_cmd import worker_command
 from chunker.runs.rundir import RunDir, RunDirError
@@ -254,6 +255,8 @@ app.command("inspect")(inspect_command)
 app.add_typer(eval_app, name="eval")
 app.command("ask")(ask_command)
 app.command("mcp")(mcp_command)
+app.command("site")(site_command)
+app.command("serve")(serve_command)
 
 
 def main() -> None:
