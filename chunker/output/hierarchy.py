@@ -15,9 +15,11 @@ from pydantic import BaseModel, Field, model_serializer, model_validator
 from chunker.output.checks import Check
 from chunker.structured.records import EquationRecord, FigureRecord, TableRecord
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
-(it was `kind` in 2); a folder node has no span."""
+(it was `kind` in 2); a folder node has no span. 4: `tables`, `equations`, `figures` and
+`checks` (structured records, issue 32) and each leaf's `records`; a tree older than 4 opens
+with none of them (they default to empty)."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
 
