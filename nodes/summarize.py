@@ -29,7 +29,8 @@ from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
 from chunker.structured.extract import run_records
-from chunker.structured.guard import table_fallback, tables_in, unrecorded_numbers
+from chunker.structured.guard import (findings_in, states_disputed, table_fallback, tables_in,
+                                     unrecorded_numbers)
 
 
 def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -77,10 +78,14 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
     summary = clean_line(summary)
     evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
     kept = grounded(cfg.grounding, "summary", summary, evidence, stats, log_id, calls_dir=rs.calls_dir)
-    tables = tables_in(run_records(rs), record.span) if record.kind == "table" else []
+    records = run_records(rs)
+    tables = tables_in(records, record.span) if record.kind == "table" else []
     if kept and tables and unrecorded_numbers(summary, tables):
         kept = False  # a table leaf's summary states only numbers its record holds
         stats["grounding.summary.unrecorded_number"] = 1
+    if kept and records.checks and states_disputed(summary, findings_in(records, record.span)[1]):
+        kept = False  # a number a data check disputes is no fact
+        stats["grounding.summary.disputed_number"] = 1
     if kept:
         summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.summary"] = 1

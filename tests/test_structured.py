@@ -111,3 +111,30 @@ def test_two_tables_that_disagree_on_one_shared_quantity():
     assert finding.kind == "table-mismatch" and "5" in finding.message and "6" in finding.message
     assert mismatch_checks(tables_of("# A\n\n" + table.format(x=5) + "\n# B\n\n" + table.format(x=5))) == []
     assert prose_checks(text, tables, []) == []
+
+
+def test_equations_have_their_latex_label_and_defined_variables():
+    text = ("# Growth\n\nThe balance grows as\n\n$$\nA = P (1 + r)^n \\tag{3}\n$$\n\n"
+            "where $P$ is the principal, $r$ is the yearly rate and $n$ the number of years.\n")
+    (eq,) = build_records(text, parse_structure(text)).equations
+    assert eq.latex.startswith("A = P") and eq.label == "3"
+    assert [(v.symbol, v.definition) for v in eq.variables] == [
+        ("P", "the principal"), ("r", "the yearly rate"), ("n", "the number of years")]
+    assert all(text[slice(*v.span)] == v.definition for v in eq.variables)
+
+
+def test_figures_have_caption_alt_and_path_and_a_description_only_from_a_given_vision_model(tmp_path):
+    from chunker.readers.model import Image
+    from chunker.structured.figures import describe, write_media
+
+    text = "# Trees\n\n![An apple tree in bloom](img/tree.png)\n\nFigure 1: The oldest apple tree.\n\nAs Figure 1 shows, the tree is in bloom.\n"
+    (fig,) = build_records(text, parse_structure(text)).figures
+    assert (fig.alt, fig.image, fig.caption) == ("An apple tree in bloom", "img/tree.png", "Figure 1: The oldest apple tree.")
+    (fig,) = write_media([fig], [Image(name="tree.png", data=b"\x89PNG", mime="image/png", offset=fig.span[0])], tmp_path)
+    assert fig.media == "media/tree.png" and (tmp_path / "media" / "tree.png").read_bytes() == b"\x89PNG"
+    assert describe([fig], text, None, lambda s, e: True)[0].description is None  # no model: none invented
+    grounded = lambda said, evidence: all(w in " ".join(evidence).lower() for w in ("apple", "tree"))
+    (seen,) = describe([fig], text, lambda f: "An old apple tree in bloom.", grounded)
+    assert seen.description == "An old apple tree in bloom."
+    (made_up,) = describe([fig], text, lambda f: "A red tractor.", lambda s, e: "tractor" in " ".join(e))
+    assert made_up.description is None
