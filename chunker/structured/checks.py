@@ -30,8 +30,8 @@ WEAK_TOTAL = re.compile(r"^\s*net\b", re.IGNORECASE)
 PROSE_CLOSE = 0.1
 """A prose number within this relative distance of a cell of the row it names (and equal to
 none) is a mismatch; farther ones are other quantities (a change, a count)."""
-PROSE_MIN_LABEL_CHARS = 10
-"""One-word row labels shorter than this (`Sports`, `Domestic`) name too much prose to be
+PROSE_MIN_LABEL_CHARS = 8
+"""One-word row labels shorter than this (`Sports`, `Other`) name too much prose to be
 matched in it; labels of two words or more always count."""
 HEDGE = re.compile(r"(approximately|about|around|roughly|nearly|almost|over|more than|less than|~)\s*\(?$",
                    re.IGNORECASE)
@@ -260,14 +260,18 @@ def prose_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, in
 
 
 def _nearest(before: str, named):
-    """The rows whose label is the last one named before the number."""
+    """The rows whose label is the last one named before the number (where labels end at the
+    same place, `income taxes` inside `income before income taxes`, the longer one)."""
     spoken = f" {norm_label(before)} "
-    at = {label: spoken.rfind(f" {label} ") for _, _, label in named}
-    best = max(at.values(), default=-1)
+    ends = {}
+    for _, _, label in named:
+        pos = spoken.rfind(f" {label} ")
+        ends[label] = pos + len(label) if pos >= 0 else -1
+    best = max(ends.values(), default=-1)
     if best < 0:
         return []
-    longest = max((len(label) for label, pos in at.items() if pos == best), default=0)
-    return [(t, row) for t, row, label in named if at[label] == best and len(label) == longest]
+    longest = max(len(label) for label, end in ends.items() if end == best)
+    return [(t, row) for t, row, label in named if ends[label] == best and len(label) == longest]
 
 
 def _compare(number: NumberValue, row: Row, close_share: float = PROSE_CLOSE):
