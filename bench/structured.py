@@ -162,7 +162,7 @@ def make_questions(corpus: Path) -> list[dict]:
                 if labels.count(row[0]) > 1 or len(row) < 2:
                     continue
                 if "operators" in rel:
-                    q = f"What does {row[0]} mean or do in Rust ({row[1].split()[0] if row[1] else ''})? Explanation?"
+                    q = f"What does {row[0]} mean or do in Rust? Explanation?"
                     value = row[2] if len(row) > 2 else row[1]
                 else:
                     q = f"What is the signed integer type of length {row[0]}?" if len(row) == 3 else \

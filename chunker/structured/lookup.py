@@ -29,8 +29,15 @@ NUMBER_QUESTION = re.compile(
     r"rate|percent|percentage|share|total|number of|figure|margin|growth|change|size|length)\b|%",
     re.IGNORECASE)
 """Words that ask for a number."""
+_SYMBOLIC = re.compile(r"[^\w\s]")
 STOP = frozenset("the a an of in for and or to is was were are what which how did does do by on at "
                  "as with from this that it its be table row column value".split())
+VERBATIM_BONUS = 20.0
+"""A row whose whole label the question writes verbatim (a symbol such as `b"..."`, a long
+label) is the row it names, before any row that merely shares its words."""
+CONTEXT_WEIGHT = 3.0
+"""Each question word that is not the row label's but the table's caption or section holds
+("In the Linear Networks table, ..."): what picks one of several rows with the same label."""
 MIN_LABEL_SHARE = 0.6
 """Least share of a row label's weighted words the question must hold for the row to count
 as named (`Total revenues`: both words, or the rarer one)."""
@@ -69,20 +76,26 @@ class TableRoute:
                 label = {_stem(w) for w in _words(row.label)}
                 if not any(c.number or c.text.strip() for c in row.cells[1:]):
                     continue
+                raw = row.label.strip()
+                # a symbol written out whole (`b"..."`, `path<...>`, `ident::ident`)
+                verbatim = len(raw) >= 2 and bool(_SYMBOLIC.search(raw)) and raw in question
                 if label:
                     weight = sum(idf(w) for w in label)
                     got = sum(idf(w) for w in label & asked)
                     share = got / weight if weight else 0.0
                 else:  # a symbol (`!=`, `::`): named when the question writes it as a token
-                    share = got = 3.0 * (row.label.strip() in symbols) if row.label.strip() else 0.0
+                    share = got = 3.0 * (raw in symbols) if raw else 0.0
+                if verbatim:
+                    share, got = 1.0, (got if label else 0.0) + VERBATIM_BONUS + len(raw) / 10
                 if share < MIN_LABEL_SHARE:
                     continue
                 named_cols = [i for i, words in columns if i > 0 and words and words & asked]
                 col_score = max((len(columns[i][1] & asked) for i in named_cols), default=0)
-                score = (share * 10 + got + 2 * col_score + len(context & asked)
-                         - 0.1 * len(label - asked))
+                # the table the question names: its caption and section, beyond the row's own words
+                table_score = CONTEXT_WEIGHT * len(context & (asked - label))
+                score = share * 10 + got + 2 * col_score + table_score - 0.1 * len(label - asked)
                 if best is None or score > best[0]:
-                    best = (score, t, row, named_cols, bool(named_cols))
+                    best = (score, t, row, named_cols, bool(named_cols) or verbatim)
         if best is None:
             return None
         _, table, row, named_cols, names_column = best
