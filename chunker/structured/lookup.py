@@ -25,10 +25,10 @@ from chunker.structured.checks import norm_label
 from chunker.structured.records import Row, TableRecord
 
 NUMBER_QUESTION = re.compile(
-    r"\b(how (much|many|large|big|high|low)|what (was|were|is|are|did)|which value|value|amount|"
+    r"\b(how (much|many|large|big|high|low)|which value|value|amount|"
     r"rate|percent|percentage|share|total|number of|figure|margin|growth|change|size|length)\b|%",
     re.IGNORECASE)
-"""Words that ask for a number."""
+"""Words that ask for a number (a bare "what was" does not: most questions start so)."""
 _SYMBOLIC = re.compile(r"[^\w\s]")
 STOP = frozenset("the a an of in for and or to is was were are what which how did does do by on at "
                  "as with from this that it its be table row column value".split())
