@@ -1,7 +1,8 @@
 """The navigator graph: find in a finished tree the passages a question needs.
 
     collapsed (default), no model:
-    start -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
+    start -> read_targeted (a question about a table's row: the record answers) -> finish
+          -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
     collapsed, a model:
     start -> choose_branch (the model picks one of the collapsed search's best branches)
           -> choose_child ... as below, backtracking to the other branches
@@ -27,7 +28,8 @@ from langgraph.types import RetryPolicy
 
 from chunker.graph.build import llm_retry_policy
 from chunker.nodes.navigator import (backtrack, choose_branch, choose_child, finish, judge_leaf,
-                                     nav_settings, read_collapsed, read_leaf, start, tree_of)
+                                     nav_settings, read_collapsed, read_leaf, read_targeted, start,
+                                     tree_of)
 from chunker.state.navigator import NavigatorInput, NavigatorOutput, NavigatorState
 from chunker.navigation.settings import NavigatorSettings
 
@@ -37,13 +39,22 @@ def _descend(state: NavigatorState) -> Literal["read_leaf", "choose_child"]:
 
 
 def after_start(state: NavigatorState, runtime: Runtime[NavigatorSettings]
-                ) -> Literal["read_collapsed", "choose_branch", "read_leaf", "choose_child"]:
-    """Collapsed search first (with a model: its best branches); a walk from the root in
-    `descend` mode. A one-leaf tree's root is its leaf: read it at once."""
+                ) -> Literal["read_targeted", "read_leaf", "choose_child"]:
+    """The records first (a question about a table's row: `read_targeted`), then the collapsed
+    search (with a model: its best branches); a walk from the root in `descend` mode. A
+    one-leaf tree's root is its leaf: read it at once."""
     cfg = nav_settings(runtime)
     if tree_of(state).is_leaf(state["current"]) or cfg.mode == "descend":
         return _descend(state)
-    return "read_collapsed" if cfg.model is None else "choose_branch"
+    return "read_targeted"
+
+
+def after_targeted(state: NavigatorState, runtime: Runtime[NavigatorSettings]
+                   ) -> Literal["read_collapsed", "choose_branch", "finish"]:
+    """A record answered: done. Else the collapsed search (with a model: its best branches)."""
+    if state.get("status"):
+        return "finish"
+    return "read_collapsed" if nav_settings(runtime).model is None else "choose_branch"
 
 
 def after_branch(state: NavigatorState) -> Literal["read_leaf", "choose_child", "finish"]:
@@ -88,6 +99,7 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g = StateGraph(NavigatorState, context_schema=NavigatorSettings,
                    input_schema=NavigatorInput, output_schema=NavigatorOutput)
     g.add_node("start", start)
+    g.add_node("read_targeted", read_targeted)
     g.add_node("read_collapsed", read_collapsed)
     g.add_node("choose_branch", choose_branch, retry_policy=retry)
     g.add_node("choose_child", choose_child, retry_policy=retry)
@@ -97,6 +109,7 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g.add_node("finish", finish)
     g.add_edge(START, "start")
     g.add_conditional_edges("start", after_start)
+    g.add_conditional_edges("read_targeted", after_targeted)
     g.add_edge("read_collapsed", "finish")
     g.add_conditional_edges("choose_branch", after_branch)
     g.add_conditional_edges("choose_child", after_choose)

@@ -34,6 +34,8 @@ class NavigationResult(BaseModel):
         "score, tokens)"))
     tokens_read: int
     status: str
+    route: str = Field(default="collapsed", description=(
+        "which path answered: a targeted route (table-lookup, ...) or collapsed"))
     llm_calls: int = 0
     llm_tokens: int = Field(default=0, description="prompt plus completion tokens")
     prompt_tokens: int = Field(default=0, description="prompt tokens alone")
@@ -75,6 +77,7 @@ def ask(tree_dir: str, question: str, settings: NavigatorSettings,
         path=final.get("path", []), leaves=final.get("leaves", []),
         passages=final.get("passages", []),
         tokens_read=final.get("tokens_read", 0), status=final.get("status", ""),
+        route=final.get("route") or "collapsed",
         llm_calls=stats.get("calls.total", 0),
         llm_tokens=stats.get("tokens.prompt", 0) + stats.get("tokens.completion", 0),
         prompt_tokens=stats.get("tokens.prompt", 0),

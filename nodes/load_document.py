@@ -15,6 +15,7 @@ from chunker.chunking.peel import is_structured, markdown_structure, store_struc
 from chunker.chunking.strategy import choose_strategy, strategy_named
 from chunker.nodes.reuse import seed_old_blocks
 from chunker.state.schema import ChunkerState
+from chunker.structured.extract import build_records, may_hold_records, put_records, stats_of
 from chunker.update.index import reuse_index
 
 log = logging.getLogger("chunker")
@@ -47,6 +48,11 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         stats.update({"structure.headings": len(structure.headings),
                       "structure.sections": len(structure.sections),
                       "structure.atomic_units": len(structure.atomic_units)})
+    # Tables, equations and figures as records, and their checks: before any model reads them
+    if structure is not None or may_hold_records(text):
+        records = build_records(text, structure)
+        put_records(rs, records)
+        stats.update(stats_of(records))
     if state.get("reuse_key"):  # an update: the old blocks, for the summaries above new passages
         seed_old_blocks(rs, reuse_index(rs.store, state["reuse_key"], rs.memo))
     log.info("strategy %s (%s)", strategy, "structured" if structured else "plain text")

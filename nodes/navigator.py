@@ -71,6 +71,25 @@ def walkable(tree: Tree, state: NavigatorState, children: list[str]) -> list[str
     return [c for c in children if c in under or any(d in under for d in tree.descendants(c))]
 
 
+def read_targeted(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
+    """A question about data first goes to the records (a table's row, an equation, a figure:
+    `chunker.navigation.targeted`); when no route answers, nothing is read and the collapsed
+    search runs next. The answer's `route` says which path it took."""
+    from chunker.structured.lookup import targeted_reading  # noqa: PLC0415  (registers the routes)
+
+    cfg, tree = nav_settings(runtime), tree_of(state)
+    if state.get("start_node") or state.get("prefix"):
+        return {"route": "collapsed"}  # a scoped question: the records are the whole tree's
+    got = targeted_reading(tree, state["question"], cfg.budget_tokens)
+    if got is None:
+        return {"route": "collapsed"}
+    reading, route = got
+    passage = reading.passages[0]
+    _emit(runtime, "targeted", passage.id, reading.tokens)
+    return {"passages": [passage.model_dump()], "leaves": list(passage.ids), "tokens_read": reading.tokens,
+            "answer": passage.text, "status": "read", "route": route, "stats": {"reads.targeted": 1}}
+
+
 def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
     """No model: rank every unit at once and read the best within the budget."""
     cfg, tree = nav_settings(runtime), tree_of(state)

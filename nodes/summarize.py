@@ -28,6 +28,9 @@ from chunker.grounding.gate import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
+from chunker.structured.extract import run_records
+from chunker.structured.guard import (findings_in, states_disputed, table_fallback, tables_in,
+                                     unrecorded_numbers)
 
 
 def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -75,9 +78,21 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
     summary = clean_line(summary)
     evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
     kept = grounded(cfg.grounding, "summary", summary, evidence, stats, log_id, calls_dir=rs.calls_dir)
+    records = run_records(rs)
+    tables = tables_in(records, record.span) if record.kind == "table" else []
+    if kept and tables and unrecorded_numbers(summary, tables):
+        kept = False  # a table leaf's summary states only numbers its record holds
+        stats["grounding.summary.unrecorded_number"] = 1
+    if kept and records.checks and states_disputed(summary, findings_in(records, record.span)[1]):
+        kept = False  # a number a data check disputes is no fact
+        stats["grounding.summary.disputed_number"] = 1
     if kept:
         summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.summary"] = 1
+    elif tables:  # a table's stand-in: its caption and headers, not its first cells
+        summary = table_fallback(tables, cfg.output.summary_max_chars)
+        if asked:
+            stats["fallback.summary"] = 1
     else:  # the model's summary is not supported by the passage: extract one from it
         max_chars = cfg.output.summary_max_chars
         summary = (extractive_summary(record.original or record.rewritten, max_chars=max_chars,

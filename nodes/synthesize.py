@@ -25,6 +25,8 @@ from chunker.nodes.common import run_store
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
+from chunker.structured.extract import run_records
+from chunker.structured.guard import findings_in
 
 
 def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -69,9 +71,11 @@ def write_block(cfg: ChunkerSettings, rs: RunStore, level: int, index: int, grou
     `background`, and store it; returns its record and the counts."""
     children = [rs.get_node(cid) for cid in group]
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
+    span = (children[0].span[0], children[-1].span[1])
+    checks, disputed = findings_in(run_records(rs), span)  # the data checks its tables failed
     made = synthesize(cfg, children, node="synthesize_block", background=background,
                       full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots,
-                      writer=writer)
+                      writer=writer, findings=[c.message for c in checks], disputed=frozenset(disputed))
     stats, block_text, summary = made.stats, made.text, made.summary
     record = NodeRecord(
         id=node_id(level, index), level=level, index=index,

@@ -13,6 +13,7 @@ import pytest
 from mcp import Client
 
 from chunker.graph.navigator_ask import ask
+from chunker.output.hierarchy import SCHEMA_VERSION
 from chunker.navigation import NavigationError, NavigatorSettings, UnknownNode, make_tools, open_tree
 from chunker.navigation.llm import children_listing
 from chunker.navigation.mcp_server import build_server
@@ -302,7 +303,8 @@ def test_a_schema_2_tree_still_opens(tmp_path):
     (out / "hierarchy.json").write_bytes((ROOT / "tests" / "fixtures" / "schema2" / "hierarchy.json").read_bytes())
     tree = open_tree(out)
     h = tree.hierarchy
-    assert h.schema_version == 3 and not tree.is_corpus
+    assert h.schema_version == SCHEMA_VERSION and not tree.is_corpus
+    assert h.tables == [] and h.checks == []  # older than the records: none
     assert h.by_id()[h.root].kind == "document"
     assert "leaf" in {n.kind for n in h.nodes} <= {"document", "block", "leaf"}
     assert {n.content for n in h.leaves()} <= {"prose", "table", "code", "math", "figure", "mixed"}

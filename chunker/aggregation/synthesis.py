@@ -19,6 +19,7 @@ from chunker.grounding.gate import grounded
 from chunker.llm.invoke import CallMemo, CallResult, call_llm
 from chunker.document.prose import cap_text, clean_line
 from chunker.state.slots import CallSlots
+from chunker.structured.guard import states_disputed, strip_disputed
 
 
 class Child(Protocol):
@@ -52,14 +53,20 @@ def children_text(children: Sequence[Child], budget_tokens: int) -> str:
 
 def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, background: str,
                full_budget: int, memo: CallMemo | None, calls_dir: str | None,
-               writer: Callable[[dict], None] | None = None, slots: CallSlots | None = None) -> Synthesis:
+               writer: Callable[[dict], None] | None = None, slots: CallSlots | None = None,
+               findings: Sequence[str] = (), disputed: frozenset[str] = frozenset()) -> Synthesis:
     """Ask for the block (unless the profile's model is not asked), then keep only what the
-    children support: else their summaries in order, and a summary of their summaries."""
+    children support: else their summaries in order, and a summary of their summaries.
+    `findings`: the data checks its passages' tables failed, told to the model; the summary
+    may not state one of the `disputed` numbers (`chunker.structured.guard`)."""
     asked = cfg.llm.asks("synthesis")
     if not asked:  # the profile's model never writes a usable synthesis
         result = CallResult(parsed=None, stats={"extracted.synthesis": 1})
     else:
         user = prompts.render("synthesize", children=children_text(children, full_budget))
+        if findings:
+            user += "\n\n" + prompts.render("synthesize_checks",
+                                            findings="\n".join(f"- {f}" for f in findings))
         # an in-process model's cap: a block is about as long as a chunk
         result = call_llm(cfg.llm, node=node, task="synthesize", user=user,
                           background=background, writer=writer, memo=memo,
@@ -78,12 +85,19 @@ def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, ba
             stats["fallback.synthesize"] = 1
     kept = grounded(cfg.grounding, "block_summary", summary, evidence, stats, result.log_id,
                     calls_dir=calls_dir)
+    if kept and disputed and states_disputed(summary, set(disputed)):
+        kept = False  # a number a data check disputes is no fact
+        stats["grounding.block_summary.disputed_number"] = stats.get("grounding.block_summary.disputed_number", 0) + 1
     if kept:
         summary = cap_text(summary, cfg.output.summary_max_chars)
         stats["kept.block_summary"] = 1
     else:
-        summary = summary_of_summaries([c.summary for c in children], max_chars=cfg.output.summary_max_chars,
-                                       policy=cfg.grounding) or children[0].summary
+        summaries = [c.summary for c in children]
+        if disputed:
+            summaries = [strip_disputed(x, set(disputed)) for x in summaries]
+            summaries = [x for x in summaries if x] or ["The figures of this section's tables do not agree."]
+        summary = summary_of_summaries(summaries, max_chars=cfg.output.summary_max_chars,
+                                       policy=cfg.grounding) or summaries[0]
         if asked:
             stats["fallback.block_summary"] = 1
     return Synthesis(text=text, summary=summary, summary_kept=kept,

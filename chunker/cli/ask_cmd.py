@@ -142,7 +142,7 @@ def ask_command(
         refs = [tree.ref(leaf) for leaf in result.leaves]
         if as_json:
             record = result.model_dump(include={"question", "answer", "path", "leaves",
-                                                "passages", "tokens_read", "status"})
+                                                "passages", "tokens_read", "status", "route"})
             if tree.is_corpus:  # single documents: the line stays as it was
                 record["sources"] = [{"id": r.id, "source": r.source, "span": r.span} for r in refs]
             print(json.dumps(record, ensure_ascii=False), flush=True)
@@ -150,10 +150,12 @@ def ask_command(
             for p in result.passages:
                 at = ", ".join(x for x in (p["source"], p["span"] and f"chars {p['span'][0]}-{p['span'][1]}") if x)
                 out.print(f"[{p['id']}] {p['where']}" + (f" ({at})" if at else "")
-                          + (" (summary of the section)" if p["kind"] == "summary" else ""),
+                          + (" (summary of the section)" if p["kind"] == "summary" else "")
+                          + (" (record)" if p["kind"] == "record" else ""),
                           style="bold", highlight=False, markup=False)
                 out.print(p["text"].strip() + "\n", highlight=False, markup=False)
-            out.print(f"{len(result.passages)} passages | {result.tokens_read} tokens read | read",
+            via = f" via {result.route}" if result.route != "collapsed" else ""
+            out.print(f"{len(result.passages)} passages | {result.tokens_read} tokens read | read{via}",
                       style="dim", highlight=False, markup=False)
         else:
             out.print(result.answer, highlight=False, markup=False)

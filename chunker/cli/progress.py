@@ -129,7 +129,8 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
              for task, c in outcomes.items() if c.total]
     rows += [(f"{task}: extracted (model not asked)", c.extracted)
              for task, c in outcomes.items() if c.extracted]
-    rows += sorted((k, v) for k, v in stats.items() if k.startswith(("grounding.", "group.", "signals.")))
+    rows += sorted((k, v) for k, v in stats.items()
+                   if k.startswith(("grounding.", "group.", "signals.", "records.", "checks.")))
     if wall_s is not None:
         rows.append(("wall time (s)", f"{wall_s:.1f}"))
     return [(k, f"{v:,}" if isinstance(v, int) else str(v)) for k, v in rows]

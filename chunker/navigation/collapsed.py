@@ -299,4 +299,10 @@ def find(tree: Tree, question: str, cfg: NavigatorSettings, budget: int | None =
     prefix = normalise_prefix(prefix)
     allowed = nodes_under(tree.hierarchy, prefix) if prefix is not None else None
     settings = replace(cfg, budget_tokens=budget) if budget is not None else cfg
+    if prefix is None:  # a question about a table's row: its record answers (the tools' find too)
+        from chunker.structured.lookup import targeted_reading  # noqa: PLC0415
+
+        got = targeted_reading(tree, " ".join(question.split()), settings.budget_tokens)
+        if got is not None:
+            return got[0]
     return collapsed_read(tree, " ".join(question.split()), settings, allowed)

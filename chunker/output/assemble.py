@@ -10,6 +10,26 @@ from chunker.chunking.peel import block_structure, document_structure
 from chunker.output.slugs import SlugAllocator, sanitize
 from chunker.state.records import NodeRecord
 from chunker.state.store import RunStore, node_id
+from chunker.structured.extract import run_records, with_parts
+from chunker.structured.records import StructuredRecords
+
+
+def attach_records(nodes: list[TreeNode], records: StructuredRecords) -> tuple[list[TreeNode], StructuredRecords]:
+    """The records with the leaves that hold them, each leaf with the ids of its records, and
+    each table's CSV file beside its first part's node file (`content/L0/<slug>.table-1.csv`)."""
+    if records.empty():
+        return nodes, records
+    leaves = [n for n in nodes if not n.children and n.span is not None]
+    records = with_parts(records, [(n.id, n.span) for n in leaves])
+    files = {n.id: n.filename for n in leaves}
+    records = records.model_copy(update={"tables": [
+        t.model_copy(update={"csv": files[t.parts[0]][:-3] + f".{t.id}.csv"}) if t.parts else t
+        for t in records.tables]})
+    held: dict[str, list[str]] = {}
+    for r in [*records.tables, *records.equations, *records.figures]:
+        for part in r.parts:
+            held.setdefault(part, []).append(r.id)
+    return [n.model_copy(update={"records": held[n.id]}) if n.id in held else n for n in nodes], records
 
 
 def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: str, meta: RunMeta,
@@ -58,7 +78,9 @@ def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta
             header_path=headed[r.id][0] if r.id in headed else r.header_path,
             title=headed[r.id][1] if r.id in headed else r.title,
         ))
-    hierarchy = Hierarchy(root=root_id, nodes=nodes, meta=meta)
+    nodes, records = attach_records(nodes, run_records(rs))
+    hierarchy = Hierarchy(root=root_id, nodes=nodes, meta=meta, tables=records.tables,
+                          equations=records.equations, figures=records.figures, checks=records.checks)
     check_lossless(hierarchy.leaves(), rs.text())
     check_tree(hierarchy)
     return hierarchy

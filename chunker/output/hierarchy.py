@@ -12,9 +12,14 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_serializer, model_validator
 
-SCHEMA_VERSION = 3
+from chunker.output.checks import Check
+from chunker.structured.records import EquationRecord, FigureRecord, TableRecord
+
+SCHEMA_VERSION = 4
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
-(it was `kind` in 2); a folder node has no span."""
+(it was `kind` in 2); a folder node has no span. 4: `tables`, `equations`, `figures` and
+`checks` (structured records, issue 32) and each leaf's `records`; a tree older than 4 opens
+with none of them (they default to empty)."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
 
@@ -57,12 +62,15 @@ class TreeNode(BaseModel):
         default=None, description="Markdown nodes (leaves or blocks) that are exactly one heading's "
                                   "section: its title; folders and documents: their title")
     tags: list[str] | None = Field(default=None, description="documents: their front matter's tags")
+    records: list[str] | None = Field(default=None, description=(
+        "leaves holding structured content: the ids of the tables, equations and figures "
+        "(`table-1`, ...) they hold, whole or in part (see `tables`, `equations`, `figures`)"))
 
     @model_serializer(mode="wrap")
     def _omit_pdf_fields(self, handler):
         # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
         data = handler(self)
-        for key in ("pages", "scanned_pages", "content", "header_path", "title", "tags"):
+        for key in ("pages", "scanned_pages", "content", "header_path", "title", "tags", "records"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -144,6 +152,23 @@ class Hierarchy(BaseModel):
     root: str
     nodes: list[TreeNode]
     meta: RunMeta
+    tables: list[TableRecord] = Field(default_factory=list, description=(
+        "the document's tables as records (columns, rows, cells with their numbers, caption, "
+        "the leaves holding each: `parts`); trees older than the records have none"))
+    equations: list[EquationRecord] = Field(default_factory=list)
+    figures: list[FigureRecord] = Field(default_factory=list)
+    checks: list[Check] = Field(default_factory=list, description=(
+        "findings of the data checks (a total that does not add up, one quantity with two "
+        "values), each with every location it involves; never corrected"))
+
+    @model_serializer(mode="wrap")
+    def _omit_empty_records(self, handler):
+        # a document without tables, equations, figures or findings: no empty lists written
+        data = handler(self)
+        for key in ("tables", "equations", "figures", "checks"):
+            if not data.get(key):
+                data.pop(key, None)
+        return data
 
     @model_validator(mode="before")
     @classmethod

@@ -83,9 +83,33 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         lines.append("## Contents\n")
         lines += [f"- {link(nodes[c], titled)}{pages_note(nodes[c])}" for c in node.children]
         lines.append("")
+    if node.records:
+        lines += records_section(node, h)
     if node.original is not None:
         lines += ["## Original text\n", fenced(node.original)]
     return "\n".join(lines).rstrip("\n") + "\n"
+
+
+def records_section(node: TreeNode, h: Hierarchy) -> list[str]:
+    """The node's tables (each a link to its CSV file), equations and figures, one line each."""
+    lines = ["## Structured content\n"]
+    folder = node.filename.rpartition("/")[0]
+    for table in h.tables:
+        if table.id in node.records:
+            name = label(table.caption or table.id)
+            if table.csv:
+                rel = table.csv[len(folder) + 1:] if table.csv.startswith(folder + "/") else table.csv
+                lines.append(f"- {table.id}: {name} ([CSV]({rel}), {len(table.rows)} rows)")
+            else:
+                lines.append(f"- {table.id}: {name}")
+    for eq in h.equations:
+        if eq.id in node.records:
+            lines.append(f"- {eq.id}" + (f" ({label(eq.label)})" if eq.label else "")
+                         + (f": variables {', '.join(label(v.symbol) for v in eq.variables)}" if eq.variables else ""))
+    for fig in h.figures:
+        if fig.id in node.records:
+            lines.append(f"- {fig.id}: {label(fig.caption or fig.alt or fig.id)}")
+    return lines + [""]
 
 
 def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:

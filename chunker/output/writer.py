@@ -36,6 +36,7 @@ from pathlib import Path
 from chunker.output import manifest
 from chunker.output.hierarchy import Hierarchy
 from chunker.output.markdown import render_index, render_node, sibling_map
+from chunker.output.tables_csv import table_csv
 
 MARKER = "hierarchy.json"
 INDEX = "index.md"
@@ -150,6 +151,10 @@ def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(render_node(node, h, nodes, siblings), encoding="utf-8")
         targets.append(node.filename)
+    for table in h.tables:  # each table also as CSV, beside its (first) node's file
+        if table.csv:
+            _inside(staging, table.csv).write_text(table_csv(table), encoding="utf-8", newline="")
+            targets.append(table.csv)
     _inside(staging, INDEX).write_text(render_index(h, nodes, title), encoding="utf-8")
     _inside(staging, MARKER).write_text(hierarchy_json(h), encoding="utf-8")
     _fsync_tree(staging)

@@ -1,0 +1,282 @@
+"""Pipe tables of the document's Markdown text as `TableRecord`s.
+
+Every reader writes its tables as GFM pipe tables into the text (a PDF's `find_tables`, the
+HTML, DOCX, ODT, EPUB and PPTX readers), so one parser serves them all. markdown-it-py
+(the project's Markdown grammar, `document.markdown_parse`) says where each table and row is
+and what each cell's text is; the raw line, split on its unescaped pipes, gives each cell's
+span. Then what a PDF table's transcription leaves behind is undone:
+
+- stacked header rows (a merged header above its sub-headers, `Quarter Ended` over two
+  dates): the rows before the first row holding a number that have more than a label are
+  headers; a merged cell's label is carried right over the empty cells it covered, and each
+  column's label is its path (`Quarter Ended / December 28, 2024`); PyMuPDF's `Col3`
+  placeholders are no labels;
+- currency columns (a `$` set apart from its figure) are folded into the figure's column;
+- a unit stated by the table (`($ in millions)` in its corner, a caption) or by a header
+  (`Margin (%)`) is every number's unit below it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from markdown_it.token import Token
+
+from chunker.document.markdown_parse import LineOffsets, plain_text
+from chunker.document.markdown_records import DocumentStructure
+from chunker.document.structure import section_of
+from chunker.structured.numbers import CURRENCIES, header_unit, parse_number
+from chunker.structured.records import Cell, Column, Row, TableRecord
+
+_PLACEHOLDER = re.compile(r"^Col\d+$")
+_TAGS = re.compile(r"<[^>]+>")
+_BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
+CAPTION = re.compile(r"^\s*[*_]*(Table|Tab\.|Exhibit)\s+([A-Z]-?)?\d+(?:[.\-]\d+)*[a-z]?[*_]*"
+                     r"\s*(?:[:.\u2014\u2013]|\s-\s)", re.IGNORECASE)
+"""A caption line: `Table 3: ...`, `**Table 2.1.** ...`, `Exhibit 4 - ...`."""
+INTRO_MAX_CHARS = 300
+"""A sentence above the table that ends with `:` ("the following table summarizes ...:") is its
+caption when there is no `Table N` line, if it is at most this long."""
+
+
+STRAY_MIN_WORDS = 4
+STRAY_SHARE = 0.6
+"""A header row of at least STRAY_MIN_WORDS words, STRAY_SHARE of them the paragraph's above,
+is that paragraph, not a header."""
+
+
+def parse_tables(text: str, tokens: list[Token], structure: DocumentStructure | None) -> list[TableRecord]:
+    """Every pipe table of `text` (parsed into `tokens`), in document order."""
+    lines = LineOffsets(text)
+    tables: list[TableRecord] = []
+    i = 0
+    while i < len(tokens):
+        if tokens[i].type != "table_open":
+            i += 1
+            continue
+        j = i
+        while tokens[j].type != "table_close":
+            j += 1
+        rows = _rows(text, tokens[i:j], lines)
+        start, end = lines.span(tokens[i])
+        if rows:
+            tables.append(build_table(f"table-{len(tables) + 1}", text, (start, end), rows, structure))
+        i = j + 1
+    return tables
+
+
+def _rows(text: str, tokens: list[Token], lines: LineOffsets) -> list[tuple[bool, list[Cell], tuple[int, int]]]:
+    """(is the GFM header row, cells, span) of each row."""
+    rows = []
+    head = False
+    cells_text: list[str] = []
+    span = (0, 0)
+    for k, tok in enumerate(tokens):
+        if tok.type == "thead_open":
+            head = True
+        elif tok.type == "tbody_open":
+            head = False
+        elif tok.type == "tr_open":
+            span = lines.span(tok)
+            cells_text = []
+        elif tok.type == "inline":
+            cells_text.append(cell_text(tok.children or []))
+        elif tok.type == "tr_close":
+            spans = cell_spans(text, *span, len(cells_text))
+            rows.append((head, [Cell(text=t, span=s) for t, s in zip(cells_text, spans)], span))
+    return rows
+
+
+def cell_text(children: list[Token]) -> str:
+    """A cell's text without markup; a `<br>` (a PDF's or HTML's line break) is a space."""
+    spaced = [Token("softbreak", "", 0) if c.type == "html_inline" and _BR.match(c.content) else c
+              for c in children]
+    return plain_text(spaced)
+
+
+def cell_spans(text: str, start: int, end: int, count: int) -> list[tuple[int, int]]:
+    """The spans of a row's `count` cells in its line: split on unescaped pipes, trimmed;
+    a cell GFM adds to a short row gets an empty span at the line's end."""
+    line_end = start + len(text[start:end].rstrip("\r\n"))
+    cuts = [m.start() for m in re.finditer(r"(?<!\\)\|", text[start:line_end])]
+    bounds = [start] + [start + c for c in cuts] + [line_end]
+    segments = [(bounds[k] + (k > 0), bounds[k + 1]) for k in range(len(bounds) - 1)]
+    first = text[segments[0][0]:segments[0][1]]
+    if cuts and not first.strip(" \t>"):
+        segments = segments[1:]  # the leading pipe (after any `>` of a quote)
+    if len(segments) > count and not text[segments[-1][0]:segments[-1][1]].strip():
+        segments = segments[:-1]  # the trailing pipe
+    out = []
+    for s, e in segments[:count]:
+        raw = text[s:e]
+        lead = len(raw) - len(raw.lstrip(" \t>" if s == start else " \t"))
+        trail = len(raw) - len(raw.rstrip())
+        out.append((s + lead, max(s + lead, e - trail)))
+    while len(out) < count:
+        out.append((line_end, line_end))
+    return out
+
+
+def build_table(table_id: str, text: str, span: tuple[int, int],
+                raw_rows: list[tuple[bool, list[Cell], tuple[int, int]]],
+                structure: DocumentStructure | None) -> TableRecord:
+    width = max(len(cells) for _, cells, _ in raw_rows)
+    grid = [cells + [Cell(text="", span=(rs[1], rs[1]))] * (width - len(cells)) for _, cells, rs in raw_rows]
+    spans = [rs for _, _, rs in raw_rows]
+    header_count = _header_rows(grid, sum(1 for head, _, _ in raw_rows if head))
+    currency_cols = _currency_columns(grid[header_count:], width)
+    keep = [c for c in range(width) if c not in currency_cols]
+    header_grid = [[grid[r][c].text for c in range(width)] for r in range(header_count)]
+    header_grid = [row for row in header_grid if not _stray(row, text, span)]
+    paths = _column_paths(header_grid, width)
+    caption, caption_span = _caption(text, span, structure)
+    section = section_of(span[0], structure).header_path if structure is not None else []
+    corner = " ".join(row[0] for row in header_grid)
+    table_unit = header_unit(corner) or header_unit(caption or "") or _unit_above(text, span)
+    columns = []
+    for new, c in enumerate(keep):
+        path = paths[c]
+        label = " / ".join(path)
+        columns.append(Column(index=new, label=label, path=path, unit=header_unit(label)))
+    rows = []
+    for r in range(header_count, len(grid)):
+        cells = []
+        for new, c in enumerate(keep):
+            cell = grid[r][c]
+            currency = _currency_left(grid[r], c, currency_cols)
+            unit = columns[new].unit or header_unit(grid[r][0].text) or table_unit
+            number = None if new == 0 and not _numeric_only(grid, c, header_count) else parse_number(cell.text, unit)
+            if number is not None and currency and not number.currency:
+                number = number.model_copy(update={"currency": CURRENCIES[currency]})
+            cells.append(cell.model_copy(update={"number": number}))
+        label = cells[0].text.strip() if cells and cells[0].number is None else ""
+        rows.append(Row(index=len(rows), label=label, cells=cells, span=spans[r]))
+    return TableRecord(id=table_id, span=span, caption=caption, caption_span=caption_span,
+                       section=section, unit=table_unit, columns=columns, header_rows=header_count,
+                       rows=rows)
+
+
+def _is_number(text: str) -> bool:
+    return parse_number(text) is not None
+
+
+def _header_rows(grid: list[list[Cell]], gfm_header: int) -> int:
+    """The GFM header row, and after it the rows before the first row holding a number that
+    are headers too: more than a label (a row with only its first cell is a group label,
+    `Revenues:`), and no number. Only in a table that has numbers at all."""
+    count = gfm_header
+    if not any(_is_number(c.text) for row in grid[count:] for c in row):
+        return count
+    while count < len(grid):
+        row = grid[count]
+        if any(_is_number(c.text) for c in row):
+            break
+        filled = [k for k, c in enumerate(row) if c.text.strip()]
+        if not filled or filled == [0]:
+            break
+        count += 1
+    return count
+
+
+def _stray(row: list[str], text: str, span: tuple[int, int]) -> bool:
+    """A header row that is the paragraph above cut into pieces (PyMuPDF took the lines over
+    the table for its header): most of its words are that paragraph's."""
+    words = re.findall(r"\w+", " ".join(row).lower())
+    above = _paragraph_above(text, span[0])
+    if len(words) < STRAY_MIN_WORDS or above is None:
+        return False
+    para = set(re.findall(r"\w+", text[above[0]:above[1]].lower()))
+    return sum(w in para for w in words) >= STRAY_SHARE * len(words)
+
+
+def _currency_columns(body: list[list[Cell]], width: int) -> set[int]:
+    """Columns whose body cells are only currency signs (or empty), with a number to their right."""
+    out = set()
+    for c in range(width - 1):
+        values = [row[c].text.strip() for row in body]
+        if any(values) and all(v in CURRENCIES or not v for v in values):
+            out.add(c)
+    return out
+
+
+def _currency_left(row: list[Cell], c: int, currency_cols: set[int]) -> str | None:
+    k = c - 1
+    while k in currency_cols:
+        sign = row[k].text.strip()
+        if sign:
+            return sign
+        k -= 1
+    return None
+
+
+def _numeric_only(grid: list[list[Cell]], c: int, header_count: int) -> bool:
+    """Whether the first column holds numbers rather than labels (a table of numbers only)."""
+    values = [row[c].text for row in grid[header_count:] if row[c].text.strip()]
+    return bool(values) and all(_is_number(v) for v in values)
+
+
+def _column_paths(header: list[list[str]], width: int) -> list[list[str]]:
+    """Each column's header labels, top row first: a label in an upper row is carried right
+    over the empty cells after it (a merged cell), a label equal to the one above is kept once."""
+    rows = [[("" if _PLACEHOLDER.match(x.strip()) else x.strip()) for x in row] for row in header]
+    for r, row in enumerate(rows[:-1]):
+        carry = ""
+        for c in range(width):
+            if row[c]:
+                carry = row[c]
+            elif carry and c > 0:
+                row[c] = carry
+    paths = []
+    for c in range(width):
+        path: list[str] = []
+        for row in rows:
+            if row[c] and (not path or path[-1] != row[c]):
+                path.append(row[c])
+        paths.append(path)
+    return paths
+
+
+def _paragraph_above(text: str, start: int) -> tuple[int, int] | None:
+    """The span of the paragraph right above `start` (blank lines between allowed)."""
+    before = text[:start].rstrip()
+    if not before:
+        return None
+    cut = max(before.rfind("\n\n"), before.rfind("\r\n\r\n"))
+    para_start = cut + 2 if cut >= 0 else 0
+    while para_start < len(before) and before[para_start] in "\r\n":
+        para_start += 1
+    return para_start, len(before)
+
+
+def _paragraph_below(text: str, end: int) -> tuple[int, int] | None:
+    rest = text[end:]
+    stripped = rest.lstrip()
+    if not stripped:
+        return None
+    start = end + len(rest) - len(stripped)
+    cut = re.search(r"\r?\n\s*\r?\n", text[start:])
+    return start, start + (cut.start() if cut else len(text) - start)
+
+
+def _caption(text: str, span: tuple[int, int], structure: DocumentStructure | None
+             ) -> tuple[str | None, tuple[int, int] | None]:
+    above, below = _paragraph_above(text, span[0]), _paragraph_below(text, span[1])
+    for para in (above, below):
+        if para and CAPTION.match(_TAGS.sub("", text[para[0]:para[1]])):
+            return " ".join(_TAGS.sub("", text[para[0]:para[1]]).strip(" *_").split()), para
+    if above:
+        intro = text[above[0]:above[1]].strip()
+        if intro.endswith(":") and len(intro) <= INTRO_MAX_CHARS and not intro.startswith(("#", "|")):
+            return " ".join(intro.split()), above
+    if structure is not None:
+        section = section_of(span[0], structure)
+        if section.heading is not None:
+            return section.heading.title, section.heading.span
+    return None, None
+
+
+def _unit_above(text: str, span: tuple[int, int]) -> str | None:
+    above = _paragraph_above(text, span[0])
+    if above and above[1] - above[0] <= INTRO_MAX_CHARS:
+        return header_unit(text[above[0]:above[1]])
+    return None
