@@ -12,6 +12,9 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_serializer, model_validator
 
+from chunker.output.checks import Check
+from chunker.output.graph import Edge, Term, Unresolved
+
 SCHEMA_VERSION = 3
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
 (it was `kind` in 2); a folder node has no span."""
@@ -144,6 +147,13 @@ class Hierarchy(BaseModel):
     root: str
     nodes: list[TreeNode]
     meta: RunMeta
+    terms: list[Term] = Field(default_factory=list, description=(
+        "the term registry over the whole tree (knowledge passes, at write time)"))
+    edges: list[Edge] = Field(default_factory=list, description=(
+        "typed edges: defines and mentions (node to term), refers_to and links_to (node to node)"))
+    unresolved: list[Unresolved] = Field(default_factory=list, description=(
+        "references and links whose target the tree does not hold, with their spans"))
+    checks: list[Check] = []
 
     @model_validator(mode="before")
     @classmethod
