@@ -15,9 +15,10 @@ from pydantic import BaseModel, Field, model_serializer, model_validator
 from chunker.output.checks import Check
 from chunker.output.graph import Edge, Term, Unresolved
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
-(it was `kind` in 2); a folder node has no span."""
+(it was `kind` in 2); a folder node has no span. 4: `terms`, typed `edges`, `unresolved` and
+`checks` (the knowledge passes); an older tree opens with them empty."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
 
