@@ -1,5 +1,7 @@
 """The navigator graph: find in a finished tree the passages a question needs.
 
+    every mode first: start -> read_targeted (a targeted route: a term's definition, a table's
+          row) -> [answered] finish; else on as below
     collapsed (default), no model:
     start -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
     collapsed, a model:
@@ -27,7 +29,8 @@ from langgraph.types import RetryPolicy
 
 from chunker.graph.build import llm_retry_policy
 from chunker.nodes.navigator import (backtrack, choose_branch, choose_child, finish, judge_leaf,
-                                     nav_settings, read_collapsed, read_leaf, start, tree_of)
+                                     nav_settings, read_collapsed, read_leaf, read_targeted, start,
+                                     tree_of)
 from chunker.state.navigator import NavigatorInput, NavigatorOutput, NavigatorState
 from chunker.navigation.settings import NavigatorSettings
 
@@ -44,6 +47,14 @@ def after_start(state: NavigatorState, runtime: Runtime[NavigatorSettings]
     if tree_of(state).is_leaf(state["current"]) or cfg.mode == "descend":
         return _descend(state)
     return "read_collapsed" if cfg.model is None else "choose_branch"
+
+
+def after_targeted(state: NavigatorState, runtime: Runtime[NavigatorSettings]
+                   ) -> Literal["finish", "read_collapsed", "choose_branch", "read_leaf", "choose_child"]:
+    """A targeted route that answered ends the walk; else on as `after_start` says."""
+    if state.get("status"):
+        return "finish"
+    return after_start(state, runtime)
 
 
 def after_branch(state: NavigatorState) -> Literal["read_leaf", "choose_child", "finish"]:
@@ -88,6 +99,7 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g = StateGraph(NavigatorState, context_schema=NavigatorSettings,
                    input_schema=NavigatorInput, output_schema=NavigatorOutput)
     g.add_node("start", start)
+    g.add_node("read_targeted", read_targeted)
     g.add_node("read_collapsed", read_collapsed)
     g.add_node("choose_branch", choose_branch, retry_policy=retry)
     g.add_node("choose_child", choose_child, retry_policy=retry)
@@ -96,7 +108,8 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g.add_node("backtrack", backtrack)
     g.add_node("finish", finish)
     g.add_edge(START, "start")
-    g.add_conditional_edges("start", after_start)
+    g.add_edge("start", "read_targeted")
+    g.add_conditional_edges("read_targeted", after_targeted)
     g.add_edge("read_collapsed", "finish")
     g.add_conditional_edges("choose_branch", after_branch)
     g.add_conditional_edges("choose_child", after_choose)

@@ -49,6 +49,9 @@ class NavigatorOutput(TypedDict, total=False):
     budget_exhausted | exhausted (every branch tried, or nothing matched)."""
     stats: Annotated[dict[str, int], add_counts]
     """LLM calls and tokens, choices made by embeddings, fallbacks."""
+    route: str
+    """Which path answered: a targeted route's name (definition, table-lookup, ...), else
+    collapsed (the search) or descend (the walk)."""
 
 
 class NavigatorState(NavigatorInput, NavigatorOutput, total=False):

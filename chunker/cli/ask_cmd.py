@@ -142,7 +142,7 @@ def ask_command(
         refs = [tree.ref(leaf) for leaf in result.leaves]
         if as_json:
             record = result.model_dump(include={"question", "answer", "path", "leaves",
-                                                "passages", "tokens_read", "status"})
+                                                "passages", "tokens_read", "status", "route"})
             if tree.is_corpus:  # single documents: the line stays as it was
                 record["sources"] = [{"id": r.id, "source": r.source, "span": r.span} for r in refs]
             print(json.dumps(record, ensure_ascii=False), flush=True)
@@ -153,7 +153,8 @@ def ask_command(
                           + (" (summary of the section)" if p["kind"] == "summary" else ""),
                           style="bold", highlight=False, markup=False)
                 out.print(p["text"].strip() + "\n", highlight=False, markup=False)
-            out.print(f"{len(result.passages)} passages | {result.tokens_read} tokens read | read",
+            out.print(f"{len(result.passages)} passages | {result.tokens_read} tokens read | read"
+                      f" | {result.route or 'collapsed'}",
                       style="dim", highlight=False, markup=False)
         else:
             out.print(result.answer, highlight=False, markup=False)

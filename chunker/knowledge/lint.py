@@ -6,6 +6,8 @@ mentioned), `orphan-note` (in a corpus, a file nothing links to). Recorded, neve
 
 from __future__ import annotations
 
+import re
+
 from rapidfuzz import fuzz
 
 from chunker.output.checks import Check, CheckLocation
@@ -22,7 +24,7 @@ def term_checks(terms: list[Term], similarity: float) -> list[Check]:
         explicit = [d for d in t.definitions if d.how != "emphasis"]
         first = explicit[0] if explicit else None
         for other in explicit[1:]:
-            if fuzz.token_set_ratio(first.text.casefold(), other.text.casefold()) < similarity:
+            if fuzz.token_set_ratio(_without(first.text, t), _without(other.text, t)) < similarity:
                 out.append(Check(kind="term-conflict", message=(
                     f"{t.name!r} is defined differently in {first.source or 'the document'} and "
                     f"{other.source or 'the document'}"), locations=[_at(first), _at(other)]))
@@ -31,6 +33,15 @@ def term_checks(terms: list[Term], similarity: float) -> list[Check]:
             out.append(Check(kind="unused-term", message=f"{t.name!r} is defined but never used",
                              locations=[_at(d)]))
     return out
+
+
+def _without(text: str, t: Term) -> str:
+    """A definition's words without the term's own: what two definitions of it share is
+    what they say about it, not its name."""
+    text = text.casefold()
+    for form in sorted([t.name, *t.aliases], key=len, reverse=True):
+        text = re.sub(rf"(?<!\w){re.escape(form.casefold())}s?(?!\w)", " ", text)
+    return " ".join(re.sub(r"[*_`\"'()]", " ", text).split())
 
 
 def dangling_checks(unresolved: list[Unresolved]) -> list[Check]:

@@ -155,7 +155,7 @@ class Targets:
 
     def is_label(self, source: str | None, start: int) -> bool:
         """Whether `start` lies in a target's own heading or caption line ("Table 4: ...")."""
-        return any(t.offset <= start < t.end and start - t.offset < 40 for t in self.by_doc.get(source, []))
+        return any(t.offset <= start < t.end and start - t.offset <= 8 for t in self.by_doc.get(source, []))
 
 
 def find_references(doc: DocText) -> list[Reference]:

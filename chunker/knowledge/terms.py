@@ -191,7 +191,7 @@ def _mentions(docs: Documents, terms: list[Term], edges: list[Edge]) -> list[Ter
     alternation = "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f)))
     pattern = re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])", re.I)
     strict_fold = {s.casefold(): s for s in strict}
-    own = {(d.source, d.term_span) for t in terms for d in t.definitions}
+    own = [[(d.source, d.span) for d in t.definitions] for t in terms]  # not a mention: a definition
     counts = [0] * len(terms)
     nodes: list[dict[str, None]] = [dict() for _ in terms]
     files: list[dict[str | None, None]] = [dict() for _ in terms]
@@ -206,7 +206,8 @@ def _mentions(docs: Documents, terms: list[Term], edges: list[Edge]) -> list[Ter
             i = forms.get(fold)
             if i is None or (fold in strict_fold and surface not in strict and surface.upper() != surface):
                 continue
-            if any(s <= m.start() < e for s, e in fenced) or (doc.source, m.span()) in own:
+            if any(s <= m.start() < e for s, e in fenced) or any(
+                    src == doc.source and a <= m.start() < b for src, (a, b) in own[i]):
                 continue
             leaf = doc.leaf_at(m.start())
             counts[i] += 1
