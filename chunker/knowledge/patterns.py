@@ -32,6 +32,7 @@ SENTENCE_QUOTED = re.compile(SENT_START + r"(?:(?:An?|The)\s+)?(?:term\s+)?" + Q
 SENTENCE_GENERIC = re.compile(SENT_START + r"(?:An?)\s+(?P<t>[a-z][\w-]*(?:\s+[a-z][\w-]*){0,2})"
                               r"\s+(?:is|are)\s+(?:a|an|the|any|one)\b")
 ADVERB = r"(?:\s+(?:just|simply|here|also|basically|actually|normally|commonly|usually|generally))?"
+SENTENCE_ACRONYM = re.compile(SENT_START + r"(?P<t>[A-Z][A-Z0-9]{1,7})s?\s+(?:is|are)\s+(?:a|an|the)\b")
 SENTENCE_MEANS = re.compile(SENT_START + r"(?:(?:An?|The)\s+)?(?P<t>[A-Z][\w-]*(?:\s+[A-Za-z][\w-]*){0,3}?)"
                             + ADVERB + r"\s+(?:means|refers to|stands for|is defined as|is short for)\b")
 DEFINED_AS = re.compile(r"(?:" + QUOTED + r"|(?P<t2>\b[A-Za-z][\w-]*(?:\s+[A-Za-z][\w-]*){0,2})),\s+"
@@ -131,7 +132,7 @@ class Finder:
 
     def sentences(self) -> list[Candidate]:
         out = []
-        for pattern in (SENTENCE_QUOTED, SENTENCE_GENERIC, SENTENCE_MEANS, DEFINED_AS, CALLED):
+        for pattern in (SENTENCE_QUOTED, SENTENCE_GENERIC, SENTENCE_ACRONYM, SENTENCE_MEANS, DEFINED_AS, CALLED):
             for m in pattern.finditer(self.text):
                 group = "t" if m.group("t") is not None else "t2"
                 term = clean(m.group(group))
@@ -210,7 +211,7 @@ def _in_heading_or_table(text: str, at: int) -> bool:
     line_start = text.rfind("\n", 0, at) + 1
     line = text[line_start:text.find("\n", at) if text.find("\n", at) >= 0 else len(text)]
     stripped = line.lstrip()
-    return stripped.startswith(("#", "|", "<", "/// ", "!!!"))
+    return stripped.startswith(("#", "<", "/// ", "!!!"))
 
 
 def _initials_match(words: list[str], acronym: str) -> bool:

@@ -188,7 +188,8 @@ def _mentions(docs: Documents, terms: list[Term], edges: list[Edge]) -> list[Ter
                 forms.setdefault(v.casefold(), i)
     if not forms:
         return terms
-    alternation = "|".join(re.escape(f) for f in sorted(forms, key=lambda f: (-len(f), f)))
+    alternation = "|".join(re.escape(f).replace("'", "['\u2019]")
+                           for f in sorted(forms, key=lambda f: (-len(f), f)))
     pattern = re.compile(rf"(?<![\w-])(?:{alternation})(?![\w-])", re.I)
     strict_fold = {s.casefold(): s for s in strict}
     own = [[(d.source, d.span) for d in t.definitions] for t in terms]  # not a mention: a definition
@@ -202,7 +203,7 @@ def _mentions(docs: Documents, terms: list[Term], edges: list[Edge]) -> list[Ter
         fenced = [(s, e) for s, e in doc.code.spans if doc.text.startswith(("```", "~~~"), s)]
         for m in pattern.finditer(doc.text):
             surface = m.group()
-            fold = surface.casefold()
+            fold = surface.replace("\u2019", "'").casefold()
             i = forms.get(fold)
             if i is None or (fold in strict_fold and surface not in strict and surface.upper() != surface):
                 continue
