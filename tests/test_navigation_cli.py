@@ -12,7 +12,7 @@ import pytest
 from chunker.navigation import open_tree
 from test_navigation_trees import build_cinderella, chunker_cli
 
-FIELDS = {"passages", "question", "answer", "path", "leaves", "tokens_read", "status"}
+FIELDS = {"passages", "question", "answer", "path", "leaves", "tokens_read", "status", "route"}
 
 
 @pytest.fixture(scope="module")
