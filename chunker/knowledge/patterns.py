@@ -22,7 +22,8 @@ has have had all any some each every only very just also more most less least mu
 one two first last next note tip warning info danger example examples important see yes
 now new other same such own i you we he she me my your our his her their why what how when
 where which who whom whose if else true false none null can may must should would could will
-shall might done well really actually exactly always never""".split())
+shall might done well really actually exactly always never something anything everything
+nothing even else still already again""".split())
 
 SENT_START = r"(?:(?<=\n)|(?<=[.!?:] )|(?<=[.!?]\) )|\A)"
 QUOTED = r"(?:\*\*|__|\*|_|\"|\u201c)(?P<t>[^*_\"\u201d\n]{2,60}?)(?:\*\*|__|\*|_|\"|\u201d)"
@@ -197,6 +198,9 @@ class Finder:
                 key = term.casefold()
                 if key in seen or not plausible(term) or not self._ok(m.start(), m.end()):
                     continue
+                words = key.split()
+                if words[0] in STOP or words[-1] in STOP or (len(words) == 1 and key.endswith("ly")):
+                    continue  # stress ("*also* works", "*literally*"), not a term
                 if _in_heading_or_table(self.text, m.start()):
                     continue
                 sentence = sentence_at(self.text, m.start())
