@@ -98,12 +98,14 @@ def reference_figures(h: Hierarchy) -> dict:
         target = nodes[e.target]
         text = "".join(n.original or "" for n in h.leaves() if n.source == target.source
                        and target.span and target.span[0] <= n.span[0] < target.span[1])
-        number = re.search(r"[\dIVXLC]+(?:[.\-]\d+)*[a-z]?|\b[A-Z]\b(?:[.\-]\d+)*", e.text)
+        rest = e.text.split(None, 1)[-1] if " " in e.text.strip() else e.text
+        number = re.search(r"\d+(?:[.\-]\d+)*[a-z]?|\b[IVXLC]+\b|\b[A-Z](?:[.\-]\d+)*\b", rest)
         if number is None or e.ref == "page":
             right += e.ref == "page" and bool(target.pages)
             continue
         if e.text.lower().startswith(("the ", "this ", "that ", "following", "preceding", "previous")):
-            right += bool(re.search(LABEL.get(e.ref, ""), text, re.I))
+            shape = r"^\s*\|" if e.ref == "table" else LABEL.get(e.ref, "")  # a table, captioned or not
+            right += bool(re.search(shape, text, re.I | re.M))
             continue
         right += bool(re.search(LABEL.get(e.ref, "") + r"[^\n]{0,15}?" + re.escape(number.group()), text, re.I))
     gone = [u for u in h.unresolved if u.ref not in ("wiki-link", "markdown-link")]

@@ -8,7 +8,8 @@ Targets are what the text itself numbers: a heading carrying a number (`## 3.2 M
 trailing `(3)`, a footnote's `[^3]:`, a PDF leaf's pages. A reference resolves inside its own
 file first, then to the one file of the corpus that holds the number; two files holding it is
 ambiguous, and nothing is resolved by guessing. "above"/"below" resolve only to the nearest
-numbered item of that kind, before or after, within `KnowledgeSettings.nearby_chars`.
+numbered item of that kind (for a table, also the next pipe table), before or after, within
+`KnowledgeSettings.nearby_chars`.
 """
 
 from __future__ import annotations
@@ -47,6 +48,9 @@ LISTING_TAG = re.compile(r"<Listing\b[^>]*\bnumber=\"(?P<num>[^\"]+)\"", re.I)
 EQ_TAG = re.compile(r"\\tag\{(?P<num>[^}]+)\}|^\s*\$\$.*\((?P<num2>\d+(?:\.\d+)*)\)\s*$", re.M)
 FOOTNOTE_DEF = re.compile(r"^\[\^(?P<num>[^\]\s]+)\]:", re.M)
 FOOTNOTE_REF = re.compile(r"\[\^(?P<num>[^\]\s]+)\](?!:)")
+PIPE_TABLE = re.compile(r"^[ \t]*\|[^\n]*\|[ \t]*\n[ \t]*\|[ \t:|-]*-[ \t:|-]*\|[ \t]*$", re.M)
+"""A Markdown pipe table's header and delimiter rows: "the following table" may point at one
+that has no caption (it is the next table, not a numbered one: it never answers "Table 4")."""
 ARTICLE_LINE = re.compile(r"^\s*(?:\*\*)?Article\s+(?P<num>\d+[a-z]?)\b", re.M)
 
 
@@ -70,7 +74,7 @@ class Reference:
 
 
 def _norm(number: str) -> str:
-    return number.strip("().").casefold()
+    return number.strip("().").casefold() or "\x00"  # no number never equals a number
 
 
 class Targets:
@@ -115,6 +119,8 @@ class Targets:
             add("footnote", m.group("num"), m.start())
         for m in ARTICLE_LINE.finditer(text):
             add("article", m.group("num"), m.start())
+        for m in PIPE_TABLE.finditer(text):
+            add("table", "", m.start())  # no number: reached by "the table below" only
         return out
 
     def lookup(self, kind: str, number: str, source: str | None) -> tuple[Target | None, str]:
