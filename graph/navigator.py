@@ -1,8 +1,9 @@
 """The navigator graph: find in a finished tree the passages a question needs.
 
+    every mode first: start -> read_targeted (a targeted route: a term's definition, a table's
+          row) -> [answered] finish; else on as below
     collapsed (default), no model:
-    start -> read_targeted (a question about a table's row: the record answers) -> finish
-          -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
+    start -> read_collapsed (every unit ranked at once, the best read within budget) -> finish
     collapsed, a model:
     start -> choose_branch (the model picks one of the collapsed search's best branches)
           -> choose_child ... as below, backtracking to the other branches
@@ -39,22 +40,21 @@ def _descend(state: NavigatorState) -> Literal["read_leaf", "choose_child"]:
 
 
 def after_start(state: NavigatorState, runtime: Runtime[NavigatorSettings]
-                ) -> Literal["read_targeted", "read_leaf", "choose_child"]:
-    """The records first (a question about a table's row: `read_targeted`), then the collapsed
-    search (with a model: its best branches); a walk from the root in `descend` mode. A
-    one-leaf tree's root is its leaf: read it at once."""
+                ) -> Literal["read_collapsed", "choose_branch", "read_leaf", "choose_child"]:
+    """Collapsed search first (with a model: its best branches); a walk from the root in
+    `descend` mode. A one-leaf tree's root is its leaf: read it at once."""
     cfg = nav_settings(runtime)
     if tree_of(state).is_leaf(state["current"]) or cfg.mode == "descend":
         return _descend(state)
-    return "read_targeted"
+    return "read_collapsed" if cfg.model is None else "choose_branch"
 
 
 def after_targeted(state: NavigatorState, runtime: Runtime[NavigatorSettings]
-                   ) -> Literal["read_collapsed", "choose_branch", "finish"]:
-    """A record answered: done. Else the collapsed search (with a model: its best branches)."""
+                   ) -> Literal["finish", "read_collapsed", "choose_branch", "read_leaf", "choose_child"]:
+    """A targeted route that answered ends the walk; else on as `after_start` says."""
     if state.get("status"):
         return "finish"
-    return "read_collapsed" if nav_settings(runtime).model is None else "choose_branch"
+    return after_start(state, runtime)
 
 
 def after_branch(state: NavigatorState) -> Literal["read_leaf", "choose_child", "finish"]:
@@ -108,7 +108,7 @@ def build_navigator(checkpointer: BaseCheckpointSaver | None = None, *,
     g.add_node("backtrack", backtrack)
     g.add_node("finish", finish)
     g.add_edge(START, "start")
-    g.add_conditional_edges("start", after_start)
+    g.add_edge("start", "read_targeted")
     g.add_conditional_edges("read_targeted", after_targeted)
     g.add_edge("read_collapsed", "finish")
     g.add_conditional_edges("choose_branch", after_branch)

@@ -16,6 +16,8 @@ from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree, open_tree
 from chunker.navigation.views import ReadPassage
+from chunker.navigation.targeted import answer_targeted
+import chunker.navigation.definitions  # noqa: F401  (registers the definitions route)
 
 
 def nav_settings(runtime: Runtime) -> NavigatorSettings:
@@ -72,22 +74,33 @@ def walkable(tree: Tree, state: NavigatorState, children: list[str]) -> list[str
 
 
 def read_targeted(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:
-    """A question about data first goes to the records (a table's row, an equation, a figure:
-    `chunker.navigation.targeted`); when no route answers, nothing is read and the collapsed
-    search runs next. The answer's `route` says which path it took."""
-    from chunker.structured.lookup import targeted_reading  # noqa: PLC0415  (registers the routes)
-
+    """The targeted routes first (a table's row, a term's definition): a route that answers
+    ends the walk with what it read; none answering leaves the state for the search."""
+    import chunker.structured.lookup  # noqa: F401, PLC0415  (registers the table routes: tried first)
     cfg, tree = nav_settings(runtime), tree_of(state)
-    if state.get("start_node") or state.get("prefix"):
-        return {"route": "collapsed"}  # a scoped question: the records are the whole tree's
-    got = targeted_reading(tree, state["question"], cfg.budget_tokens)
-    if got is None:
-        return {"route": "collapsed"}
-    reading, route = got
-    passage = reading.passages[0]
-    _emit(runtime, "targeted", passage.id, reading.tokens)
-    return {"passages": [passage.model_dump()], "leaves": list(passage.ids), "tokens_read": reading.tokens,
-            "answer": passage.text, "status": "read", "route": route, "stats": {"reads.targeted": 1}}
+    allowed = allowed_nodes(tree, state)
+    mode = "descend" if cfg.mode == "descend" else "collapsed"
+    got = answer_targeted(tree, state["question"], cfg.budget_tokens)
+    if got is None or not got.nodes or (allowed is not None and not set(got.nodes) <= allowed):
+        return {"route": mode}
+    first = tree.node(got.nodes[0])
+    header = ReadPassage(id=first.id, ids=list(got.nodes), kind="leaf", text="", where=where_of(tree, first.id),
+                         path=tree.ancestors(first.id), span=first.span,
+                         source=first.source if tree.is_corpus else None)
+    room = cfg.budget_tokens - count_tokens(header.render())
+    if room < 1:
+        return {"route": mode}
+    if got.tokens > room:  # the header is paid from the budget too: ask again for less
+        got = answer_targeted(tree, state["question"], room)
+        if got is None or not got.nodes:
+            return {"route": mode}
+    read = header.model_copy(update={"text": got.text, "tokens": got.tokens, "score": 1.0})
+    tokens = count_tokens(read.render())
+    _emit(runtime, "read", first.id, tokens)
+    return {"passages": [read.model_dump()], "leaves": list(got.nodes), "tokens_read": tokens,
+            "answer": got.text.strip(), "status": "read", "route": got.path,
+            "path": state["path"] + [first.id], "current": first.id,
+            "stats": {f"reads.{got.path}": 1}}
 
 
 def read_collapsed(state: NavigatorState, runtime: Runtime[NavigatorSettings]) -> dict:

@@ -20,6 +20,7 @@ from chunker.output.hierarchy import RunMeta, UpdateRecord
 from chunker.update.index import ReuseIndex
 from chunker.update.signature import signature_of
 from chunker.output.writer import foreign_stems, write_tree
+from chunker.knowledge.passes import annotate
 from chunker.state.schema import ChunkerState
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -48,7 +49,8 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                              state["root_id"], meta, cfg.output.slug_max_length,
                              taken=taken, source_name=source_name)
-    if writes:
+    if writes:  # the knowledge passes over the finished tree (an update redoes them all)
+        hierarchy = annotate(hierarchy)
         title = Path(source).stem if source else "Document"
         write_tree(rs.out_dir, hierarchy, title)
     return_tree = cfg.output.return_tree

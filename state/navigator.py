@@ -52,6 +52,9 @@ class NavigatorOutput(TypedDict, total=False):
     directly) or `collapsed` (the search over every passage, and a walk from there)."""
     stats: Annotated[dict[str, int], add_counts]
     """LLM calls and tokens, choices made by embeddings, fallbacks."""
+    route: str
+    """Which path answered: a targeted route's name (definition, table-lookup, ...), else
+    collapsed (the search) or descend (the walk)."""
 
 
 class NavigatorState(NavigatorInput, NavigatorOutput, total=False):

@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from chunker.output.hierarchy import SCHEMA_VERSION
 from conftest import SHARED, check_markdown_tree, chunker
 
 MODEL = "scripted"

@@ -14,7 +14,8 @@ from chunker.navigation import NavigatorSettings, open_tree
 from chunker.navigation.mcp_server import build_server
 from test_navigation_trees import build_cinderella, build_one_leaf, chunker_cli
 
-TOOLS = {"find", "list_trees", "overview", "open_node", "read_original", "search", "zoom_out"}
+TOOLS = {"find", "list_trees", "overview", "open_node", "read_original", "search", "zoom_out",
+         "define", "mentions", "follow"}
 
 
 @pytest.fixture(scope="module")

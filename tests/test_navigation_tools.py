@@ -121,7 +121,8 @@ def test_unknown_node_id_is_an_error_the_agent_can_read(tools, tree):
 
 
 def test_tools_have_typed_schemas_and_descriptions(tools):
-    assert set(tools) == {"find", "overview", "open_node", "read_original", "search", "zoom_out"}
+    assert set(tools) == {"find", "overview", "open_node", "read_original", "search", "zoom_out",
+                          "define", "mentions", "follow"}
     assert tools["open_node"].args["node_id"]["type"] == "string"
     assert tools["find"].args["question"]["type"] == "string"
     assert tools["search"].args["k"]["type"] == "integer"

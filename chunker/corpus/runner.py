@@ -32,6 +32,7 @@ from chunker.corpus.upper import Item, UpperBuilder
 from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
 from chunker.output.writer import foreign_stems, write_tree
+from chunker.knowledge.passes import annotate
 from chunker.persistence.store_url import redact
 from chunker.runs.rundir import RunDir
 from chunker.runs.runner import concurrency_of, now, persistent_graph
@@ -209,6 +210,7 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
     h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
                          slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path),
                          old_files=generation.names)
+    h = annotate(h)  # terms, references, links across the files (an update redoes them all)
     write_tree(run.path, h, title)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
 

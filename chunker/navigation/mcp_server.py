@@ -16,6 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field
 
+from chunker.navigation import knowledge
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tools import PATH_PREFIX, descriptions
@@ -107,5 +108,24 @@ def build_server(paths: list[str | Path], settings: NavigatorSettings | None = N
     @server.tool(structured_output=False, description=texts["zoom_out"])
     def zoom_out(node_id: NodeId, tree: TreeName = None) -> str:
         return run(lambda: pick(tree).zoom_out(node_id))
+
+    @server.tool(structured_output=False, description=texts["define"])
+    def define(term: Annotated[str, Field(description="the term, as a question names it")],
+               tree: TreeName = None) -> str:
+        return run(lambda: knowledge.define(pick(tree), term))
+
+    @server.tool(structured_output=False, description=texts["mentions"])
+    def mentions(term: Annotated[str, Field(description="the term")],
+                 k: Annotated[int, Field(ge=1, le=200, description="how many places")] = 20,
+                 tree: TreeName = None) -> str:
+        return run(lambda: knowledge.mentions(pick(tree), term, k))
+
+    @server.tool(structured_output=False, description=texts["follow"])
+    def follow(reference: Annotated[str, Field(description="the reference or link as written: "
+                                                           "'Table 3-1', '[[Note#Heading]]'")],
+               node_id: Annotated[str | None, Field(description="the node it is read in, if the "
+                                                                "same words point at different places")] = None,
+               tree: TreeName = None) -> str:
+        return run(lambda: knowledge.follow(pick(tree), reference, node_id))
 
     return server

@@ -1,5 +1,5 @@
 """LangChain tools over a finished tree: `find`, `overview`, `open_node`, `read_original`,
-`search`, `zoom_out`.
+`search`, `zoom_out`, and over its knowledge records `define`, `mentions`, `follow`.
 
 Each is a `StructuredTool` with a typed argument schema and a description written for
 the model that will call it; each returns text ending with the tokens it showed, so an
@@ -17,6 +17,7 @@ from typing import Callable
 from langchain_core.tools import StructuredTool, ToolException
 from pydantic import BaseModel, Field
 
+from chunker.navigation import knowledge
 from chunker.navigation.errors import NavigationError
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import Tree
@@ -41,6 +42,23 @@ class CorpusNodeArg(BaseModel):
 class SearchArgs(BaseModel):
     query: str = Field(description="what you are looking for, in your own words")
     k: int = Field(default=5, ge=1, le=50, description="how many nodes to return")
+
+
+class TermArg(BaseModel):
+    term: str = Field(description="the term, as a question names it: 'schema', 'LLM', "
+                                  "'path operation'")
+
+
+class MentionsArgs(TermArg):
+    k: int = Field(default=20, ge=1, le=200, description="how many places to list")
+
+
+class FollowArgs(BaseModel):
+    reference: str = Field(description="the reference or link as the text writes it: "
+                                       "'Table 3-1', 'Section 2', '[[Note#Heading]]'")
+    node_id: str | None = Field(default=None, description=(
+        "the node you read it in, when the same words point at different places; leave it out "
+        "otherwise"))
 
 
 class FindArgs(BaseModel):
@@ -80,6 +98,15 @@ DESCRIPTIONS = {
               "the way; then open_node or read_original the hits.",
     "zoom_out": "Where a node sits: its parent and its previous and next siblings, with "
                 "summaries. Use it to backtrack or to read on past the end of a passage.",
+    "define": "The definition of a term as the text gives it (a definition sentence, a "
+              "glossary entry, an acronym's expansion), with its aliases and the id and "
+              "characters of the passage that defines it. Use it when a question asks what "
+              "something is or means; then read_original that passage for more.",
+    "mentions": "Every place a term occurs (its id, characters and the words around it), how "
+                "often in all: to see where a defined term is used.",
+    "follow": "The node a reference or link of the text points at ('Table 3-1', 'Section 2', "
+              "'see Chapter 4', '[[Note#Heading]]'), opened: its summary and text. Open a "
+              "node to see its outgoing references listed under 'refers to'.",
 }
 
 CORPUS_DESCRIPTIONS = {
@@ -116,7 +143,8 @@ def descriptions(corpus: bool) -> dict[str, str]:
 
 
 def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[StructuredTool]:
-    """The six navigation tools bound to one tree."""
+    """The navigation tools bound to one tree (six over its nodes, three over its terms and
+    references)."""
     cfg = settings or NavigatorSettings()
     texts = descriptions(tree.is_corpus)
 
@@ -141,12 +169,22 @@ def make_tools(tree: Tree, settings: NavigatorSettings | None = None) -> list[St
     def zoom_out(node_id: str) -> str:
         return _shown(tree.zoom_out(node_id))
 
+    def define(term: str) -> str:
+        return _shown(knowledge.define(tree, term))
+
+    def mentions(term: str, k: int = 20) -> str:
+        return _shown(knowledge.mentions(tree, term, k))
+
+    def follow(reference: str, node_id: str | None = None) -> str:
+        return _shown(knowledge.follow(tree, reference, node_id))
+
     node_arg = CorpusNodeArg if tree.is_corpus else NodeArg
     search_args = CorpusSearchArgs if tree.is_corpus else SearchArgs
     find_args = CorpusFindArgs if tree.is_corpus else FindArgs
     specs: list[tuple[Callable[..., str], type[BaseModel]]] = [
         (find, find_args), (overview, NoArgs), (open_node, node_arg), (read_original, node_arg),
-        (search, search_args), (zoom_out, node_arg)]
+        (search, search_args), (zoom_out, node_arg), (define, TermArg), (mentions, MentionsArgs),
+        (follow, FollowArgs)]
     return [StructuredTool.from_function(_guarded(fn, texts[fn.__name__]), name=fn.__name__,
                                          description=texts[fn.__name__],
                                          args_schema=schema, handle_tool_error=True)

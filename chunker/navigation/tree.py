@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from chunker.document.tokens import count_tokens
 from chunker.navigation.errors import NavigationError, NotARun, UnknownNode
+from chunker.navigation.knowledge import outgoing
 from chunker.navigation.scope import normalise_prefix, nodes_under
 from chunker.navigation.search import BM25, BM25_SPECS, TextIndex, batch_relative, build_index, top_k
 from chunker.navigation.views import (Neighbourhood, NodeRef, NodeView, Passage, SearchHit,
@@ -110,7 +111,8 @@ class Tree:
         n = self.node(node_id)
         view = NodeView(id=n.id, level=n.level, parent=n.parent, summary=_line(n.summary),
                         rewritten=n.rewritten, children=[self.ref(c) for c in n.children],
-                        is_leaf=not n.children, tokens=0)
+                        is_leaf=not n.children, tokens=0,
+                        references=[self.ref(r) for r in outgoing(self, n.id)])
         if self.is_corpus:
             view.kind, view.source, view.span, view.title = n.kind, n.source, n.span, n.title
         view.tokens = count_tokens(view.render())

@@ -72,6 +72,8 @@ class NodeView(BaseModel):
     source: str | None = None
     span: tuple[int, int] | None = None
     title: str | None = None
+    references: list[NodeRef] = Field(default_factory=list, description=(
+        "the nodes its references and links point at (knowledge edges): neighbours to read"))
 
     def where(self) -> str | None:
         """Corpus trees: one line naming the node's kind, file, title and span."""
@@ -91,6 +93,8 @@ class NodeView(BaseModel):
             lines += ["", "children:"] + [f"- {c.label()}: {c.summary}" for c in self.children]
         elif self.is_leaf:
             lines += ["", f"(a leaf: read its original text with read_original('{self.id}'))"]
+        if self.references:  # a tree without knowledge edges renders as before
+            lines += ["", "refers to:"] + [f"- {r.label()}: {r.summary}" for r in self.references]
         return "\n".join(lines)
 
 

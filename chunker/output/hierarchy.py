@@ -13,13 +13,15 @@ from typing import Literal
 from pydantic import BaseModel, Field, model_serializer, model_validator
 
 from chunker.output.checks import Check
+from chunker.output.graph import Edge, Term, Unresolved
 from chunker.structured.records import EquationRecord, FigureRecord, TableRecord
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
 (it was `kind` in 2); a folder node has no span. 4: `tables`, `equations`, `figures` and
 `checks` (structured records, issue 32) and each leaf's `records`; a tree older than 4 opens
-with none of them (they default to empty)."""
+with none of them (they default to empty). 5: `terms`, typed `edges` and `unresolved` (the
+knowledge passes, issue 33); an older tree opens with them empty."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
 
@@ -160,6 +162,13 @@ class Hierarchy(BaseModel):
     checks: list[Check] = Field(default_factory=list, description=(
         "findings of the data checks (a total that does not add up, one quantity with two "
         "values), each with every location it involves; never corrected"))
+
+    terms: list[Term] = Field(default_factory=list, description=(
+        "the term registry over the whole tree (knowledge passes, at write time)"))
+    edges: list[Edge] = Field(default_factory=list, description=(
+        "typed edges: defines and mentions (node to term), refers_to and links_to (node to node)"))
+    unresolved: list[Unresolved] = Field(default_factory=list, description=(
+        "references and links whose target the tree does not hold, with their spans"))
 
     @model_serializer(mode="wrap")
     def _omit_empty_records(self, handler):

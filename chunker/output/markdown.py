@@ -10,10 +10,14 @@ library, so any summary text still parses.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import yaml
 
 from chunker.output.hierarchy import Hierarchy, TreeNode
+
+if TYPE_CHECKING:
+    from chunker.knowledge.display import Display
 
 LABEL_MAX = 200
 
@@ -54,7 +58,10 @@ def fenced(text: str) -> str:
 
 
 def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
-                siblings: dict[str, tuple[TreeNode | None, TreeNode | None]]) -> str:
+                siblings: dict[str, tuple[TreeNode | None, TreeNode | None]],
+                display: Display | None = None) -> str:
+    """One node's file; with `display` (the knowledge passes' view of the tree), its body's
+    links point at the tree's node files, and Terms and See also lines follow the body."""
     meta = {
         "id": node.id, "level": node.level, "kind": node.kind, "source": node.source,
         "parent": node.parent, "children": node.children,
@@ -78,7 +85,11 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         lines.append(f"Previous: {link(prev, titled)}")
     if nxt:
         lines.append(f"Next: {link(nxt, titled)}")
-    lines += ["", body_text(node.rewritten.strip()), ""]
+    body = node.rewritten.strip()
+    lines += ["", display.body(node, body) if display else body_text(body), ""]
+    if display:
+        extra = display.lines(node)
+        lines += [*extra, ""] if extra else []
     if node.children:
         lines.append("## Contents\n")
         lines += [f"- {link(nodes[c], titled)}{pages_note(nodes[c])}" for c in node.children]
@@ -124,6 +135,9 @@ def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
     if root.children:
         lines.append("## Sections\n")
         lines += [f"- {link(nodes[c], titled)}{pages_note(nodes[c])}" for c in root.children]
+    if h.terms:  # every term page is reachable from the index
+        lines += ["", "## Terms\n"]
+        lines += [f"- [[terms/{t.id}|{label(t.name)}]]" for t in h.terms]
     return "\n".join(lines).rstrip("\n") + "\n"
 
 

@@ -35,7 +35,8 @@ from pathlib import Path
 
 from chunker.output import manifest
 from chunker.output.hierarchy import Hierarchy
-from chunker.output.markdown import render_index, render_node, sibling_map
+from chunker.knowledge.display import TERMS_DIR, Display, term_page
+from chunker.output.markdown import frontmatter, label, render_index, render_node, sibling_map
 from chunker.output.tables_csv import table_csv
 
 MARKER = "hierarchy.json"
@@ -131,6 +132,7 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
             (out / rel).unlink()
             removed.append(rel)
     _prune_empty_parents(out / "content", [out / rel for rel in dropped])
+    _prune_empty_parents(out, [out / rel for rel in dropped if rel.startswith(f"{TERMS_DIR}/")])
     kept = {rel: hashes for rel, hashes in files.items() if not manifest.is_tree_file(rel)}
     manifest.write(out, {**kept, **{rel: [digest] for rel, digest in new.items()}})
     shutil.rmtree(staging, ignore_errors=True)
@@ -145,16 +147,23 @@ def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
     staging.mkdir(parents=True)
     nodes = h.by_id()
     siblings = sibling_map(h)
+    display = Display(h, label)
     targets: list[str] = []
     for node in h.nodes:
         path = _inside(staging, node.filename)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_node(node, h, nodes, siblings), encoding="utf-8")
+        path.write_text(render_node(node, h, nodes, siblings, display), encoding="utf-8")
         targets.append(node.filename)
     for table in h.tables:  # each table also as CSV, beside its (first) node's file
         if table.csv:
             _inside(staging, table.csv).write_text(table_csv(table), encoding="utf-8", newline="")
             targets.append(table.csv)
+    for term in h.terms:
+        rel = f"{TERMS_DIR}/{term.id}.md"
+        path = _inside(staging, rel)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(term_page(term, nodes, label, frontmatter, display.cfg), encoding="utf-8")
+        targets.append(rel)
     _inside(staging, INDEX).write_text(render_index(h, nodes, title), encoding="utf-8")
     _inside(staging, MARKER).write_text(hierarchy_json(h), encoding="utf-8")
     _fsync_tree(staging)
