@@ -35,14 +35,13 @@ class NavigationResult(BaseModel):
     tokens_read: int
     status: str
     route: str = Field(default="collapsed", description=(
-        "which path answered: a targeted route (table-lookup, ...) or collapsed"))
+        "which path answered: a targeted route (table-lookup, definition, ...), collapsed "
+        "(the search) or descend"))
     llm_calls: int = 0
     llm_tokens: int = Field(default=0, description="prompt plus completion tokens")
     prompt_tokens: int = Field(default=0, description="prompt tokens alone")
     fallbacks: int = Field(default=0, description="model answers replaced by embeddings")
     seconds: float = 0.0
-    route: str = Field(default="", description=(
-        "which path answered: definition (a targeted route), collapsed (the search) or descend"))
 
 
 @functools.lru_cache(maxsize=1)
@@ -84,5 +83,4 @@ def ask(tree_dir: str, question: str, settings: NavigatorSettings,
         llm_tokens=stats.get("tokens.prompt", 0) + stats.get("tokens.completion", 0),
         prompt_tokens=stats.get("tokens.prompt", 0),
         fallbacks=stats.get("fallbacks.choose", 0) + stats.get("fallbacks.judge", 0),
-        route=final.get("route", ""),
         seconds=round(time.perf_counter() - started, 3))

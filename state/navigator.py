@@ -47,9 +47,6 @@ class NavigatorOutput(TypedDict, total=False):
     status: str
     """read (a collapsed search read its passages) | answered | max_leaves |
     budget_exhausted | exhausted (every branch tried, or nothing matched)."""
-    route: str
-    """Which path answered: a targeted route (`table-lookup`, ...: a record's row read
-    directly) or `collapsed` (the search over every passage, and a walk from there)."""
     stats: Annotated[dict[str, int], add_counts]
     """LLM calls and tokens, choices made by embeddings, fallbacks."""
     route: str
