@@ -32,8 +32,9 @@ def corpus_root(given: str | Path | None = None, needs: Iterable[str] = ()) -> P
     for rel in ["", *needs]:
         if not (root / rel).exists():
             missing = root / rel if rel else root
-            sys.exit(f"error: corpus not found: {missing} is missing "
-                     f"(pass the corpus folder or set {ENV}=/path/to/corpus)")
+            print(f"error: corpus not found: {missing} is missing "
+                  f"(pass the corpus folder or set {ENV}=/path/to/corpus)", file=sys.stderr)
+            sys.exit(2)
     return root
 
 
