@@ -35,6 +35,34 @@ _ids = itertools.count()
 pytest_plugins = ["pg_server", "skip_policy", "pytester"]
 
 
+SLOW_MODULES = frozenset({
+    # CLI runs in child processes (a fresh interpreter and its imports per run)
+    "test_cli", "test_corpus_run", "test_corpus_resume", "test_concurrency_cli", "test_crash_resume",
+    "test_navigation_cli", "test_openai_stub_server", "test_pdf_run", "test_settings", "test_startup",
+    "test_update_corpus", "test_update_document", "test_update_groups", "test_update_pdf",
+    "test_update_toc", "test_packaging", "test_mcp_server", "test_bench_corpus_path",
+    # whole-graph runs on tens of kilobytes, or many runs
+    "test_aggregation", "test_background_source", "test_concurrency", "test_correctness",
+    "test_graph_paths", "test_structure_graph", "test_grounding_pipeline", "test_navigation_corpus",
+    "test_navigation_trees", "test_navigation_tools", "test_navigation_collapsed", "test_eval_cli",
+    "test_eval_navigation", "test_served_and_embedded", "test_ollama", "test_openai_compat",
+    "test_candidates_ollama", "test_candidates_mode",
+    # real models (MiniLM, SmolLM2 through llama.cpp), PostgreSQL, hypothesis, Emma sentence-split whole
+    "test_local_model_e2e", "test_llamacpp_backend", "test_long_topics", "test_postgres_runs",
+    "test_postgres_store", "test_property", "test_structure_property", "test_synthetic_sets",
+    "test_grounding_calibration", "test_skip_policy",
+})
+"""Test files marked `slow` as a whole: `python -m pytest -m "not slow"` leaves them out (the
+inner development loop); the README's command and CI run everything. Single tests elsewhere
+carry `@pytest.mark.slow` themselves (MiniLM in test_embeddings_providers, test_eval_baselines)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module is not None and item.module.__name__ in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
+
+
 def scripted(**kwargs) -> str:
     """Register a configured scripted model; returns its provider string."""
     spec = f"scripted-test-{next(_ids)}"

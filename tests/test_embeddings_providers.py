@@ -98,6 +98,7 @@ def test_none_and_prefixes():
     assert embeddings_prefix("ollama:all-minilm") == "ollama"
 
 
+@pytest.mark.slow
 def test_local_minilm_cuts_between_the_topics(two_topics):
     text, junction = two_topics
     assert _deepest_cut(text, "local") == junction

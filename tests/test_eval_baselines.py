@@ -77,6 +77,7 @@ def test_depth_scores_and_gap_choice():
     assert pick_gaps([5, 4], [0, 0], 2) == [0, 1]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("n", [1, 4, 10])
 def test_embedding(doc, n):
     from chunker.evaluation.baselines import embedding_tiling

@@ -77,10 +77,10 @@ def test_a_document_is_runs_of_consecutive_sentences_from_distinct_units(units):
             assert seg.sentences == source[seg.start:seg.start + len(seg.sentences)]
 
 
-def test_sets_are_seeded_and_read_back_with_their_gold(units, tmp_path):
-    first = write_sets(DATA, tmp_path / "a", seed=7, documents=2, names=("6-8", "9-11"))
-    again = write_sets(DATA, tmp_path / "b", seed=7, documents=2, names=("6-8", "9-11"))
-    other = write_sets(DATA, tmp_path / "c", seed=8, documents=2, names=("6-8",))
+def test_sets_are_seeded_and_read_back_with_their_gold(corpus, units, tmp_path):
+    first = write_sets(corpus, tmp_path / "a", seed=7, documents=2, names=("6-8", "9-11"))
+    again = write_sets(corpus, tmp_path / "b", seed=7, documents=2, names=("6-8", "9-11"), units=units)
+    other = write_sets(corpus, tmp_path / "c", seed=8, documents=2, names=("6-8",), units=units)
     assert [p.read_bytes() for p in first["6-8"]] == [p.read_bytes() for p in again["6-8"]]
     assert first["6-8"][0].read_bytes() != other["6-8"][0].read_bytes()
     for doc in load_gold([tmp_path / "a" / "9-11"]):

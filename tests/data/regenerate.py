@@ -6,12 +6,14 @@ Copies the public-domain and MIT/Apache texts the tests use (Emma, three Rust-bo
 the FastAPI pages the update tests edit, with the FastAPI licence and nav), reduces every other
 FastAPI page to the lines the corpus planner reads (front matter and the first heading: the
 site's shape without its bulk), and writes the Choi-style gold sets from those texts alone with
-`chunker.evaluation.synthetic` (seeded: the same sources give the same files). Nothing from the
+`chunker.evaluation.synthetic` (seeded: the same sources give the same files; `3-5-distinct`
+keeps neighbouring segments from different works, as Choi's). Nothing from the
 Choi `.ref` files or the manifestos is copied or used. See tests/data/README.md.
 """
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 import sys
@@ -24,7 +26,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 from corpus_path import corpus_root  # noqa: E402
 
 from chunker.corpus.signals import doc_info  # noqa: E402
-from chunker.evaluation.synthetic import write_sets  # noqa: E402
+from chunker.evaluation.synthetic import LENGTHS, corpus_units, document, render  # noqa: E402
 
 RUST = ("rust-book-appendix-02-operators.md", "rust-book-ch03-02-data-types.md",
         "rust-book-ch08-02-strings.md")
@@ -35,7 +37,11 @@ FULL_PAGES = (  # the FastAPI pages a test reads whole (the update tests run and
     "tutorial/query-params.md", "tutorial/static-files.md")
 FIRST_TUTORIAL_PAGES = 8  # tests/test_update_groups.py takes the first 8 of tutorial/*.md by name
 SEED = 30
-SETS = {"3-5": 5, "9-11": 3}  # documents per topic-length set
+SETS = {"3-5": ("3-5", 5, False), "9-11": ("9-11", 3, False), "3-5-distinct": ("3-5", 5, True)}
+"""Folder: (sentences a topic, documents, neighbours from different works). `write_sets` lets two
+Emma chapters meet, which is harder than Choi's sets (each segment from another Brown-corpus
+text); `3-5-distinct` keeps neighbouring segments from different works, as Choi's do, for the
+short-topic test whose thresholds were set on Choi's."""
 _HEADING = re.compile(r"^(#{1,6}\s|={3,}\s*$|-{3,}\s*$)")
 
 
@@ -79,8 +85,16 @@ def main(argv: list[str]) -> int:
     for name in ("fastapi-docs.LICENSE", "fastapi-docs.nav.yml"):
         shutil.copyfile(folders / name, DATA / "folders" / name)
     # gold sets from the copies just made (Emma, Rust book, FastAPI pages): no Choi, no manifesto
-    for name, documents in SETS.items():
-        write_sets(DATA, DATA / "synthetic", seed=SEED, documents=documents, names=(name,))
+    units = corpus_units(DATA)
+    pool = {u.name: u.pool for u in units}
+    for folder, (lengths, documents, distinct) in SETS.items():
+        rng = random.Random(f"{SEED}:{lengths}")  # as write_sets(seed=SEED) seeds the set
+        (DATA / "synthetic" / folder).mkdir(parents=True)
+        for i in range(documents):
+            doc = document(units, LENGTHS[lengths], rng)
+            while distinct and any(pool[a.unit] == pool[b.unit] for a, b in zip(doc, doc[1:])):
+                doc = document(units, LENGTHS[lengths], rng)
+            (DATA / "synthetic" / folder / f"{i}.ref").write_text(render(doc), encoding="utf-8")
     print(f"tests/data rebuilt from {corpus}")
     return 0
 
