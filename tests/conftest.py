@@ -27,7 +27,8 @@ CINDERELLA = ROOT / "examples" / "cinderella.txt"
 EMMA = DATA / "emma" / "emma.md"
 RUST = DATA / "markdown"
 GOLD = DATA / "synthetic"
-"""Choi-style gold sets (3-5 and 9-11 sentences a topic) built from the texts above alone."""
+"""Choi-style gold sets (3-5, 9-11 sentences a topic; 3-5-distinct: neighbours from different
+works) built from the texts above alone (tests/data/regenerate.py)."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
 # tests/pg_server.py: the pg_server and pg_url fixtures; tests/skip_policy.py: no skip under CI,

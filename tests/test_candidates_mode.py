@@ -1,6 +1,6 @@
 """Candidates mode (issue 10): the signal proposes numbered peak gaps, the LLM answers a
-number. Each routing path on a real multi-topic text (a Choi-style document of tests/data), a real store and
-the `lexical` signal."""
+number. Each routing path on a real multi-topic text (a Choi-style document of tests/data), a
+real store and the `lexical` signal."""
 
 from __future__ import annotations
 
