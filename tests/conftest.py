@@ -174,6 +174,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture(scope="session")
+def cinderella_tree(tmp_path_factory) -> Path:
+    """Cinderella's tree with small leaves (test_navigation_trees.build_cinderella: a CLI run with
+    the scripted model), built once per session for the navigation tests. Read it, or take a
+    copy (test_navigation_trees.copy_tree) to write in."""
+    from test_navigation_trees import build_cinderella
+
+    return build_cinderella(tmp_path_factory.mktemp("session-trees"))
+
+
+@pytest.fixture(scope="session")
+def one_leaf_tree(tmp_path_factory) -> Path:
+    """The one-leaf tree (test_navigation_trees.build_one_leaf), built once per session."""
+    from test_navigation_trees import build_one_leaf
+
+    return build_one_leaf(tmp_path_factory.mktemp("session-one-leaf"))
+
+
 @pytest.fixture
 def serve(monkeypatch):
     """Start a stub server (`chunker.testing.http_stub`) for the test and point the client's
