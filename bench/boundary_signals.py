@@ -42,7 +42,8 @@ from chunker.evaluation.metrics import (
 )
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus" / "choi-3-5"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root() / "choi-3-5"
 OUT = ROOT / "bench" / "results" / "boundaries"
 
 
@@ -157,7 +158,7 @@ def main() -> None:
         results = json.loads((args.out / "results.json").read_text(encoding="utf-8"))
         (args.out / "report.md").write_text(report(results, args.corpus), encoding="utf-8")
         return
-    docs = load_gold([args.corpus])
+    docs = load_gold([corpus_root(args.corpus)])
     results = []
     for spec in args.providers:
         results.append(run_provider(spec, docs))

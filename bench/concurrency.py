@@ -54,7 +54,8 @@ from corpus import copy_tree, snapshot  # noqa: E402
 from update import git_head, snapshot_commit  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+SHARED = default_root()
 FASTAPI = SHARED / "folders" / "fastapi-docs"
 EMMA = SHARED / "emma" / "emma.md"
 RESULTS = ROOT / "bench" / "results" / "concurrency"
@@ -223,6 +224,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--limit-min", type=float, default=30, help="stop a run after this long")
     ap.add_argument("--worktree", action="store_true", help="measure the working tree, not HEAD")
     args = ap.parse_args(argv)
+    corpus_root(needs=[p.relative_to(SHARED).as_posix() for p in (FASTAPI, EMMA)])
     files = args.files or (20 if args.quick else None)
     chars = args.emma_chars or (40_000 if args.quick else None)
     latency = args.latency_ms or (100.0 if args.quick else 300.0)

@@ -38,7 +38,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notes_gen import write_notes  # noqa: E402  (beside this script)
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+SHARED = default_root()
 FASTAPI = SHARED / "folders" / "fastapi-docs"
 NAV = SHARED / "folders" / "fastapi-docs.nav.yml"
 RESULTS = ROOT / "bench" / "results" / "corpus"
@@ -345,6 +346,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--notes-limit-min", type=float, default=20)
     ap.add_argument("--shared-limit-min", type=float, default=15)
     args = ap.parse_args(argv)
+    corpus_root(needs=["folders/fastapi-docs", "folders/fastapi-docs.nav.yml"])
     known = ["fastapi", "shared", "notes", "summary"]
     args.parts = args.parts or known
     if unknown := set(args.parts) - set(known):

@@ -23,7 +23,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EMMA = ROOT.parent / "shared" / "corpus" / "emma"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+EMMA = default_root() / "emma"
 
 
 def paragraph_starts(text: str) -> list[int]:
@@ -52,6 +53,7 @@ def agreement(ours: list[int], theirs: list[int], tolerance: int = 1) -> tuple[f
 
 def main() -> None:
     args = dict(zip(sys.argv[1::2], sys.argv[2::2]))
+    corpus_root(needs=["emma/emma.md", "emma/lumberchunker_boundaries.json"])
     embeddings = args.get("--embeddings", "lexical")
     min_tokens = int(args.get("--min-chunk-tokens", 300))
     max_tokens = int(args.get("--max-chunk-tokens", 1200))

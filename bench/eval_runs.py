@@ -61,7 +61,8 @@ from chunker.evaluation.report import (
 from chunker.evaluation.segmentation import evaluate_segmentation, rescore
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root()
 BASELINES = ["fixed-tokens", "recursive", "embedding", "random"]
 PARTS = ("seg_scripted", "seg_scripted_fine", "seg_local_full", "seg_local")
 
@@ -151,6 +152,7 @@ def main() -> None:
     ap.add_argument("--parts", nargs="*", choices=PARTS, default=None,
                     help="segmentation parts to run (default: all)")
     args = ap.parse_args()
+    corpus_root(needs=["choi-3-5", "manifesto"])
     logging.basicConfig(level=logging.ERROR)
     logging.getLogger("chunker").setLevel(logging.ERROR)
     os.environ.setdefault("CHUNKER_LLAMACPP_THREADS", "1")

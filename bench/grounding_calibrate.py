@@ -12,22 +12,26 @@ threshold). The chosen threshold maximises (positives kept - negatives kept) for
 check, the lower threshold on a tie (a faithful summary lost costs more than a weak one kept:
 the fallback is extractive anyway).
 
-Run: python bench/grounding_calibrate.py   (writes bench/results/grounding/calibration.json)
+Run: python bench/grounding_calibrate.py [--corpus DIR] [--without POOL ...]
+     (writes bench/results/grounding/calibration.json; the corpus: --corpus, else $CHUNKER_CORPUS,
+     else ../shared/corpus; --without manifesto leaves out the passages of that folder)
 """
 
 from __future__ import annotations
 
+import argparse
 import dataclasses
 import json
 import sys
+from collections.abc import Collection
 from dataclasses import dataclass
 from pathlib import Path
 
 from chunker.grounding import GroundingPolicy, check, extractive_summary
 from chunker.grounding.extractive import sentences
 
-ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root
+
 LABELS = Path(__file__).with_name("grounding_labels.json")
 OUT = Path(__file__).parent / "results" / "grounding" / "calibration.json"
 THRESHOLDS = [round(0.30 + 0.05 * i, 2) for i in range(14)]
@@ -42,8 +46,14 @@ class Case:
     text: str
 
 
-def passage_text(doc: str, lines: list[int]) -> str:
-    rows = (CORPUS / doc).read_text(encoding="utf-8").splitlines()[lines[0] - 1:lines[1]]
+def passages(without: Collection[str] = ()) -> list[dict]:
+    """The labelled passages, less those whose document lies in a folder named in `without`."""
+    spec = json.loads(LABELS.read_text(encoding="utf-8"))["passages"]
+    return [p for p in spec if p["doc"].split("/")[0] not in without]
+
+
+def passage_text(corpus: Path, doc: str, lines: list[int]) -> str:
+    rows = (corpus / doc).read_text(encoding="utf-8").splitlines()[lines[0] - 1:lines[1]]
     return "\n".join(r for r in rows if r.strip() != "==========")
 
 
@@ -53,9 +63,9 @@ def extractive_positives(text: str) -> list[str]:
             items[len(items) // 2][:SUMMARY_MAX_CHARS]]
 
 
-def build_cases() -> tuple[dict[str, str], list[Case]]:
-    spec = json.loads(LABELS.read_text(encoding="utf-8"))["passages"]
-    texts = {p["id"]: passage_text(p["doc"], p["lines"]) for p in spec}
+def build_cases(corpus: Path, without: Collection[str] = ()) -> tuple[dict[str, str], list[Case]]:
+    spec = passages(without)
+    texts = {p["id"]: passage_text(corpus, p["doc"], p["lines"]) for p in spec}
     own = {p["id"]: p["faithful"] for p in spec}
     extracted = {p["id"]: extractive_positives(texts[p["id"]]) for p in spec}
     cases: list[Case] = []
@@ -71,8 +81,13 @@ def build_cases() -> tuple[dict[str, str], list[Case]]:
     return texts, cases
 
 
-def main() -> int:
-    texts, cases = build_cases()
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--corpus", help="the corpus folder (default: $CHUNKER_CORPUS, else ../shared/corpus)")
+    ap.add_argument("--without", nargs="*", default=[], help="leave out the passages of these folders")
+    args = ap.parse_args(argv)
+    corpus = corpus_root(args.corpus, needs=sorted({p["doc"] for p in passages(args.without)}))
+    texts, cases = build_cases(corpus, args.without)
     open_policy = GroundingPolicy(grounding_min_support=0.0)
     verdicts = [check(c.text, texts[c.passage], task="summarize", policy=open_policy) for c in cases]
     positives = [i for i, c in enumerate(cases) if c.faithful]

@@ -25,7 +25,8 @@ from chunker.grounding import (GroundingPolicy, check, extractive_summary, groun
 from chunker.grounding.check import evidence_of
 
 ROOT = Path(__file__).resolve().parent.parent
-EMMA = ROOT.parent / "shared" / "corpus" / "emma" / "emma.md"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+EMMA = default_root() / "emma" / "emma.md"
 OUT = Path(__file__).parent / "results" / "grounding" / "cost.json"
 REPEAT = 30
 
@@ -52,6 +53,7 @@ def timed(fn, *, cold: bool) -> dict:
 
 
 def main() -> int:
+    corpus_root(needs=["emma/emma.md"])
     text = EMMA.read_text(encoding="utf-8")
     policy = GroundingPolicy()
     leaf = leaves(text[20000:], 6000, 1)[0]

@@ -19,7 +19,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-EMMA = ROOT.parent / "shared" / "corpus" / "emma" / "emma.md"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+EMMA = default_root() / "emma" / "emma.md"
 
 
 def main() -> None:
@@ -28,6 +29,7 @@ def main() -> None:
     from chunker.config.settings import ChunkerSettings
 
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
+    corpus_root(needs=["emma/emma.md"])
     base = EMMA.read_text(encoding="utf-8")
     target = int(megabytes * 1_000_000)
     text = (base * (target // len(base.encode()) + 1))[:target]

@@ -22,7 +22,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-DEFAULT_DOC = ROOT.parent / "shared" / "corpus" / "small" / "cinderella.txt"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+DEFAULT_DOC = default_root() / "small" / "cinderella.txt"
 
 
 def run_once(doc: Path, order: str) -> dict:
@@ -90,6 +91,10 @@ def main() -> None:
     parser.add_argument("doc", nargs="?", type=Path, default=DEFAULT_DOC)
     parser.add_argument("--order", choices=["stable", "priority", "both"], default="both")
     args = parser.parse_args()
+    if args.doc == DEFAULT_DOC:
+        corpus_root(needs=["small/cinderella.txt"])
+    elif not args.doc.exists():
+        sys.exit(f"error: {args.doc} is missing")
     orders = ["stable", "priority"] if args.order == "both" else [args.order]
     results = [run_once(args.doc, order) for order in orders]
     for r in results:

@@ -21,7 +21,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root()
 
 
 def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
@@ -88,6 +89,8 @@ def main() -> None:
              (CORPUS / "manifesto" / "61620_201211.txt", 1.0)]
     if args:
         cases = [(Path(a), 1.0) for a in args]
+    else:
+        corpus_root(needs=["emma/emma.md", "manifesto/61620_201211.txt"])
     results = []
     for doc, fraction in cases:
         out = subprocess.run([sys.executable, __file__, "--one", str(doc), str(fraction), model,

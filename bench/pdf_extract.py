@@ -20,7 +20,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CORPUS = ROOT.parent / "shared" / "corpus" / "pdf"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root() / "pdf"
 RESULTS = ROOT / "bench" / "results" / "pdf"
 NAMES = ("q1-fy25-earnings", "four-lectures")
 RENDER_PAGES = 5  # pages rendered per corpus PDF for the rendering speed
@@ -178,6 +179,7 @@ def main() -> None:
         print(json.dumps(rss_run(args.rss_pages)))
         return
     RESULTS.mkdir(parents=True, exist_ok=True)
+    corpus_root(needs=[f"pdf/{name}{ext}" for name in NAMES for ext in (".pdf", ".pageindex_structure.json")])
     rows = [compare(name) for name in NAMES]
     rss = [rss_in_child(n) for n in args.sizes]
     (RESULTS / "results.json").write_text(json.dumps(

@@ -113,6 +113,7 @@ def main() -> None:
     if args.pages:
         print(json.dumps(generated(args.pages), indent=1))
         return
+    pdf_extract.corpus_root(needs=[f"pdf/{n}{ext}" for n in NAMES for ext in (".pdf", ".pageindex_structure.json")])
     rows = [corpus(n) for n in NAMES] + ([] if args.corpus_only else [generated(300)])
     print(json.dumps(rows, indent=1))
     RESULTS.mkdir(parents=True, exist_ok=True)

@@ -36,7 +36,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root()
 OUT = ROOT / "bench" / "results" / "topic_lengths"
 SETS = OUT / "sets"
 SEED, DOCUMENTS = 22, 25
@@ -207,6 +208,8 @@ def main() -> None:
     r.add_argument("--only", nargs="*", default=[])
     sub.add_parser("report")
     args = parser.parse_args()
+    if args.cmd in ("generate", "run"):
+        corpus_root(needs=["emma/emma.md", "choi-3-5", "manifesto"])
     if args.cmd == "generate":
         generate()
     elif args.cmd == "run":

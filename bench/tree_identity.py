@@ -24,7 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root()
 DOCS = {
     "cinderella": ROOT / "examples" / "cinderella.txt",
     "emma": CORPUS / "emma" / "emma.md",
@@ -105,6 +106,8 @@ def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]
 
 
 def capture(base: Path, only: list[str] | None = None) -> None:
+    corpus_root(needs=[DOCS[d].relative_to(CORPUS).as_posix() for d in (only or DOCS)
+                       if DOCS[d].is_relative_to(CORPUS)])
     base.mkdir(parents=True, exist_ok=True)
     cases = [(d, m, s) for d in (only or DOCS) for m in MODES for s in STRATEGIES]
     with ThreadPoolExecutor(max_workers=2) as pool:

@@ -52,7 +52,8 @@ from update_compare import (control, counts, file_changes, files, hierarchy, how
 from update_report import summary  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+SHARED = default_root()
 EMMA = SHARED / "emma" / "emma.md"
 FASTAPI = SHARED / "folders" / "fastapi-docs"
 RESULTS = ROOT / "bench" / "results" / "update"
@@ -285,6 +286,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--worktree", action="store_true", help="measure the working tree, not HEAD")
     ap.add_argument("--keep", type=Path, help="work in this new folder and keep it (to look at the trees)")
     args = ap.parse_args(argv)
+    corpus_root(needs=["emma/emma.md", "folders/fastapi-docs", "markdown/rust-book-ch08-02-strings.md"])
     known = ["emma", "fastapi", "summary"]
     parts = args.parts or known
     if unknown := set(parts) - set(known):

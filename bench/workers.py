@@ -301,6 +301,7 @@ def main(argv: list[str]) -> None:
     ap.add_argument("--limit-min", type=float, default=15, help="stop a run after this long")
     ap.add_argument("--worktree", action="store_true", help="measure the working tree, not HEAD")
     args = ap.parse_args(argv)
+    cc.corpus_root(needs=["folders/fastapi-docs"])  # $CHUNKER_CORPUS, else ../shared/corpus
     files = args.files or (5 if args.quick else 60)
     latency = args.latency_ms or (100.0 if args.quick else 300.0)
     global TMP

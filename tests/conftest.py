@@ -19,11 +19,49 @@ from chunker.llm.registry import register_instance
 from chunker.testing import ScriptedChatModel
 
 ROOT = Path(__file__).resolve().parents[1]
-SHARED = ROOT.parent / "shared" / "corpus"
+DATA = Path(__file__).resolve().parent / "data"
+"""The documents tests read (tests/data/README.md: where each came from, its licence); laid out
+as the shared corpus is, so a benchmark and a test name a file alike. Nothing outside the
+repository is read."""
 CINDERELLA = ROOT / "examples" / "cinderella.txt"
+EMMA = DATA / "emma" / "emma.md"
+RUST = DATA / "markdown"
+GOLD = DATA / "synthetic"
+"""Choi-style gold sets (3-5, 9-11 sentences a topic; 3-5-distinct: neighbours from different
+works) built from the texts above alone (tests/data/regenerate.py)."""
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
-pytest_plugins = ["pg_server", "site_fixtures"]  # tests/pg_server.py: pg_server, pg_url; tests/site_fixtures.py: the site's trees and browser
+# tests/pg_server.py: the pg_server and pg_url fixtures; tests/skip_policy.py: no skip under CI,
+# else only for a system program with its install command; pytester: to test that policy
+pytest_plugins = ["pg_server", "skip_policy", "pytester", "site_fixtures"]  # site_fixtures: the site's trees and browser
+
+
+SLOW_MODULES = frozenset({
+    # CLI runs in child processes (a fresh interpreter and its imports per run)
+    "test_cli", "test_corpus_run", "test_corpus_resume", "test_concurrency_cli", "test_crash_resume",
+    "test_navigation_cli", "test_openai_stub_server", "test_pdf_run", "test_settings", "test_startup",
+    "test_update_corpus", "test_update_document", "test_update_groups", "test_update_pdf",
+    "test_update_toc", "test_packaging", "test_mcp_server", "test_bench_corpus_path",
+    # whole-graph runs on tens of kilobytes, or many runs
+    "test_aggregation", "test_background_source", "test_concurrency", "test_correctness",
+    "test_graph_paths", "test_structure_graph", "test_grounding_pipeline", "test_navigation_corpus",
+    "test_navigation_trees", "test_navigation_tools", "test_navigation_collapsed", "test_eval_cli",
+    "test_eval_navigation", "test_served_and_embedded", "test_ollama", "test_openai_compat",
+    "test_candidates_ollama", "test_candidates_mode",
+    # real models (MiniLM, SmolLM2 through llama.cpp), PostgreSQL, hypothesis, Emma sentence-split whole
+    "test_local_model_e2e", "test_llamacpp_backend", "test_long_topics", "test_postgres_runs",
+    "test_postgres_store", "test_property", "test_structure_property", "test_synthetic_sets",
+    "test_grounding_calibration", "test_skip_policy",
+})
+"""Test files marked `slow` as a whole: `python -m pytest -m "not slow"` leaves them out (the
+inner development loop); the README's command and CI run everything. Single tests elsewhere
+carry `@pytest.mark.slow` themselves (MiniLM in test_embeddings_providers, test_eval_baselines)."""
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if item.module is not None and item.module.__name__ in SLOW_MODULES:
+            item.add_marker(pytest.mark.slow)
 
 
 def scripted(**kwargs) -> str:
@@ -137,6 +175,24 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+@pytest.fixture(scope="session")
+def cinderella_tree(tmp_path_factory) -> Path:
+    """Cinderella's tree with small leaves (test_navigation_trees.build_cinderella: a CLI run with
+    the scripted model), built once per session for the navigation tests. Read it, or take a
+    copy (test_navigation_trees.copy_tree) to write in."""
+    from test_navigation_trees import build_cinderella
+
+    return build_cinderella(tmp_path_factory.mktemp("session-trees"))
+
+
+@pytest.fixture(scope="session")
+def one_leaf_tree(tmp_path_factory) -> Path:
+    """The one-leaf tree (test_navigation_trees.build_one_leaf), built once per session."""
+    from test_navigation_trees import build_one_leaf
+
+    return build_one_leaf(tmp_path_factory.mktemp("session-one-leaf"))
+
+
 @pytest.fixture
 def serve(monkeypatch):
     """Start a stub server (`chunker.testing.http_stub`) for the test and point the client's
@@ -187,7 +243,7 @@ def stub_run_config(tmp_path):
 @pytest.fixture(scope="session")
 def langgraph_dev(tmp_path_factory):
     """`langgraph dev` serving langgraph.json's graphs (started once per test session);
-    yields its URL. Skips when langgraph-cli is not installed."""
+    yields its URL. Fails when langgraph-cli is not installed."""
     import os
     import shutil
     import signal
@@ -199,7 +255,7 @@ def langgraph_dev(tmp_path_factory):
 
     langgraph = shutil.which("langgraph", path=str(Path(sys.executable).parent))
     if langgraph is None:
-        pytest.skip("langgraph-cli is not installed (pip install -e '.[dev]')")
+        pytest.fail("langgraph-cli is not installed (pip install -e '.[dev]')")
     log_path = tmp_path_factory.mktemp("langgraph-dev") / "server.log"
     port = free_port()
     with open(log_path, "w") as log:

@@ -2,7 +2,7 @@
 (chunker.testing.postgres_server), a fresh database per test.
 
 Registered for every test by conftest's `pytest_plugins`. A machine without the server's
-binaries or the [postgres] extra skips these tests, saying why; under CI (the CI variable
+binaries or the [postgres] extra skips these tests, naming the install commands; under CI (the CI variable
 set) it fails them instead, since CI installs both and a silent skip would hide a broken
 set-up.
 """
@@ -22,7 +22,8 @@ from chunker.testing.postgres_server import PostgresUnavailable, ThrowawayPostgr
 def _cannot_run(reason: str):
     if os.environ.get("CI"):
         pytest.fail(f"PostgreSQL is required under CI: {reason}")
-    pytest.skip(f"no PostgreSQL for this test: {reason}")
+    pytest.skip(f"no PostgreSQL for this test: {reason} "
+                f"(apt-get install -y postgresql; pip install -e '.[postgres]')")
 
 
 @pytest.fixture(scope="session")

@@ -10,7 +10,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.output.hierarchy import Hierarchy, check_tree
-from conftest import SHARED, assert_lossless, leaves, run_text, scripted
+from conftest import EMMA, assert_lossless, leaves, run_text, scripted
 
 MAX_CHECKPOINT_BYTES = 8_000
 """A checkpoint of a run in progress holds a cursor, counters and a few ids per level:
@@ -42,7 +42,7 @@ def _lists_and_strings(value, path=""):
 def test_multi_level_tree_on_a_long_document(tmp_path):
     """The state of a long run stays small and bounded at every checkpoint: payloads live
     in the store, and each level's pending list is aggregated at the count threshold."""
-    text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:120_000]
+    text = EMMA.read_text(encoding="utf-8")[:120_000]
     conn = sqlite3.connect(str(tmp_path / "checkpoints.sqlite"), check_same_thread=False)
     graph = build_graph(checkpointer=SqliteSaver(conn), store=InMemoryStore(),
                         llm_retry=llm_retry_policy(1, 0.0))

@@ -34,14 +34,14 @@ from chunker.llm.registry import register_instance
 from chunker.runs.rundir import RunDir
 from chunker.state.slots import CallSlots
 from chunker.testing.scripted import ScriptedChatModel, ScriptedTransientError
-from conftest import CINDERELLA, SHARED, assert_lossless, leaves, tree_bytes
+from conftest import CINDERELLA, RUST, assert_lossless, leaves, tree_bytes
 
 SMALL = {"min_chunk_tokens": 60, "max_chunk_tokens": 300, "summary_count_threshold": 4}
 DOCS = {  # a plain text (the `full` strategy) and a Markdown file, peeled by its headings
     "plain": (CINDERELLA, {"summary_count_threshold": 8}),  # sweeps of several groups
     # the section tree makes one block a sweep, but where a section holds more than
     # fanout_max children (intermediate blocks, written together under `source`)
-    "peel": (SHARED / "markdown" / "rust-book-ch03-02-data-types.md",
+    "peel": (RUST / "rust-book-ch03-02-data-types.md",
              {"strategy": "peel", "fanout_min": 2, "fanout_max": 3}),
 }
 _BACKGROUND = re.compile(r"^<background>\n(.*?)\n</background>$", re.DOTALL | re.MULTILINE)

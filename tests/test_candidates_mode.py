@@ -1,6 +1,6 @@
 """Candidates mode (issue 10): the signal proposes numbered peak gaps, the LLM answers a
-number. Each routing path on a real multi-topic text (a Choi document), a real store and
-the `lexical` signal."""
+number. Each routing path on a real multi-topic text (a Choi-style document of tests/data), a
+real store and the `lexical` signal."""
 
 from __future__ import annotations
 
@@ -19,9 +19,9 @@ from chunker.nodes.embed import embed_document
 from chunker.nodes.load_document import load_document
 from chunker.nodes.window import expand_window
 from chunker.state.store import RunStore
-from conftest import SHARED, assert_lossless, leaves, run_text, runtime, scripted
+from conftest import GOLD, assert_lossless, leaves, run_text, runtime, scripted
 
-CHOI = load_gold([SHARED / "choi-3-5"])[0]
+CHOI = load_gold([GOLD / "3-5"])[0]  # a Choi-style document built from public-domain prose
 
 
 def _start(**model):

@@ -21,21 +21,21 @@ from chunker.config.settings import ChunkerSettings
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.state.run import RunMemo
-from conftest import CINDERELLA, SHARED, assert_lossless
+from conftest import CINDERELLA, EMMA, RUST, assert_lossless
 
 CONFIG = {"recursion_limit": 10**9}
 
 
 def _documents(tmp_path) -> dict[str, str]:
     """Plain text and Markdown (structure by file name), small enough for a test."""
-    emma = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")
-    manifesto = (SHARED / "manifesto" / "61620_201211.txt").read_text(encoding="utf-8")
+    emma = EMMA.read_text(encoding="utf-8")
     (tmp_path / "emma-part.md").write_text(emma[:30_000], encoding="utf-8")
-    (tmp_path / "manifesto-part.txt").write_text(manifesto[:40_000], encoding="utf-8")
+    # plain text: a later stretch of the novel as .txt (its `##` lines are no headings there)
+    (tmp_path / "emma-late.txt").write_text(emma[400_000:440_000], encoding="utf-8")
     return {"cinderella": str(CINDERELLA),
-            "rust-ops": str(SHARED / "markdown" / "rust-book-appendix-02-operators.md"),
+            "rust-ops": str(RUST / "rust-book-appendix-02-operators.md"),
             "emma-part": str(tmp_path / "emma-part.md"),
-            "manifesto-part": str(tmp_path / "manifesto-part.txt")}
+            "emma-late": str(tmp_path / "emma-late.txt")}
 
 
 def _tree(out: dict) -> dict:

@@ -20,7 +20,7 @@ import pytest
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.registry import SERVER_CONCURRENCY, default_concurrency
 from chunker.testing.openai_stub import OpenAIStub
-from conftest import SHARED, chunker, tree_bytes
+from conftest import CINDERELLA, RUST, chunker, tree_bytes
 
 
 @pytest.fixture
@@ -28,9 +28,9 @@ def corpus(tmp_path):
     root = tmp_path / "docs"
     (root / "book").mkdir(parents=True)
     for name in ("rust-book-ch03-02-data-types.md", "rust-book-ch08-02-strings.md"):
-        text = (SHARED / "markdown" / name).read_text(encoding="utf-8")
+        text = (RUST / name).read_text(encoding="utf-8")
         (root / "book" / name).write_text(text[:6000], encoding="utf-8")
-    shutil.copy(SHARED / "small" / "cinderella.txt", root / "cinderella.txt")
+    shutil.copy(CINDERELLA, root / "cinderella.txt")
     (root / "note.md").write_text("# A note\n\nShort, and one leaf.\n", encoding="utf-8")
     return root
 

@@ -142,12 +142,43 @@ def test_another_encoding_is_used_and_named_in_the_code(tmp_path):
         run(tmp_path, encoding="no-such-codec")
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root reads a file whatever its mode (the socket test covers root)")
+_WALK = """import json, sys
+from chunker.corpus.discover import discover
+found = discover([sys.argv[1]], out_dir=None)
+print(json.dumps({s.rel: s.reason for s in found.skipped}))
+"""
+CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH, PR_CAPBSET_DROP = 1, 2, 24  # linux/capability.h, prctl.h
+
+
+def _without_root_file_powers() -> None:
+    """In the child, before exec: drop the two capabilities that let root read any file from the
+    bounding set, so the exec'd process is root that file modes bind like anyone else."""
+    import ctypes
+
+    libc = ctypes.CDLL(None, use_errno=True)
+    for cap in (CAP_DAC_OVERRIDE, CAP_DAC_READ_SEARCH):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0:
+            raise OSError(ctypes.get_errno(), "prctl(PR_CAPBSET_DROP)")
+
+
 def test_a_file_without_read_permission_is_unreadable(tmp_path):
+    """Root reads a file whatever its mode, so under root the walk runs in a child process
+    without the capabilities that allow that (the socket test below covers root itself)."""
+    import json
+    import subprocess
+
+    write(tmp_path, "open.md")
     locked = write(tmp_path, "locked.md")
     locked.chmod(0)
     try:
-        assert reasons(run(tmp_path)) == {"locked.md": "unreadable: Permission denied"}
+        if os.geteuid() != 0:
+            got = reasons(run(tmp_path))
+        else:
+            child = subprocess.run([sys.executable, "-c", _WALK, str(tmp_path)], capture_output=True,
+                                   text=True, timeout=120, preexec_fn=_without_root_file_powers)
+            assert child.returncode == 0, child.stderr
+            got = json.loads(child.stdout)
+        assert got == {"locked.md": "unreadable: Permission denied"}
     finally:
         locked.chmod(0o644)
 
@@ -167,7 +198,8 @@ def test_a_fifo_is_skipped_without_waiting_for_a_writer(tmp_path):
 
 
 def test_encrypted_pdf_is_skipped_and_an_owner_only_one_is_kept(tmp_path):
-    pymupdf = pytest.importorskip("pymupdf")
+    import pymupdf
+
     doc = pymupdf.open()
     doc.new_page().insert_text((72, 72), "secret")
     doc.save(tmp_path / "locked.pdf", encryption=pymupdf.PDF_ENCRYPT_AES_256, user_pw="x", owner_pw="y")

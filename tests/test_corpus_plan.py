@@ -13,9 +13,11 @@ from chunker.corpus.model import PlanNode
 from chunker.corpus.plan import build_plan, toc_section_agreement
 from chunker.corpus.signals import Toc, TocEntry, doc_info, find_toc
 
-FASTAPI = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "folders" / "fastapi-docs"
+from conftest import DATA
+
+# every page of the FastAPI docs site, most cut to the front matter and title the planner reads
+FASTAPI = DATA / "folders" / "fastapi-docs"
 FASTAPI_NAV = FASTAPI.with_name("fastapi-docs.nav.yml")
-needs_fastapi = pytest.mark.skipif(not FASTAPI.is_dir(), reason="shared corpus not present")
 SECURITY = ["tutorial/security/index.md", "tutorial/security/first-steps.md",
             "tutorial/security/get-current-user.md", "tutorial/security/simple-oauth2.md",
             "tutorial/security/oauth2-jwt.md"]
@@ -60,9 +62,7 @@ def check_plan(plan: PlanNode, rels: list[str]) -> None:
 
 @pytest.fixture(scope="module")
 def fastapi(tmp_path_factory) -> tuple[Path, list[str]]:
-    """A copy of fastapi-docs with its nav as mkdocs.yml (the shared folder stays untouched)."""
-    if not FASTAPI.is_dir():
-        pytest.skip("shared corpus not present")
+    """A copy of fastapi-docs with its nav as mkdocs.yml (tests/data stays untouched)."""
     root = tmp_path_factory.mktemp("fastapi") / "docs"
     shutil.copytree(FASTAPI, root)
     rels = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md"))
@@ -109,7 +109,6 @@ def test_tags_and_category_shapes_never_crash():
 
 # -- signals: the table of contents ----------------------------------------------------
 
-@needs_fastapi
 def test_mkdocs_nav_with_unknown_tags(fastapi):
     root, rels = fastapi
     toc = find_toc(root, rels)
@@ -182,7 +181,6 @@ def test_mkdocs_without_nav_falls_back_to_summary(tmp_path):
 
 # -- plan --------------------------------------------------------------------------------
 
-@needs_fastapi
 def test_toc_gives_sections_and_order(fastapi):
     root, rels = fastapi
     toc = find_toc(root, rels)
@@ -203,7 +201,6 @@ def test_toc_gives_sections_and_order(fastapi):
     assert plan_of(root, rels, toc) == (plan, stats)  # deterministic
 
 
-@needs_fastapi
 def test_folders_without_toc(fastapi):
     root, rels = fastapi
     toc = find_toc(root, rels)

@@ -17,13 +17,13 @@ from chunker.config.settings import ChunkerSettings
 from chunker.corpus.discover import discover
 from chunker.corpus.runner import corpus_meta, execute_corpus
 from chunker.runs.rundir import RunDir
-from conftest import SHARED, tree_bytes
+from conftest import EMMA, tree_bytes
 
 MODEL = "scripted:delay_ms=4"
 
 
 def write_corpus(root: Path) -> None:
-    emma = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")
+    emma = EMMA.read_text(encoding="utf-8")
     root.mkdir()
     (root / "a.md").write_text(emma[:3000], encoding="utf-8")
     (root / "b.txt").write_text(emma[3000:6000], encoding="utf-8")

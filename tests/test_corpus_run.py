@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunker.output.hierarchy import SCHEMA_VERSION
-from conftest import SHARED, check_markdown_tree, chunker
+from conftest import CINDERELLA, RUST, check_markdown_tree, chunker
 
 MODEL = "scripted"
 
@@ -59,8 +59,8 @@ def mixed(tmp_path) -> Path:
     (root / "book").mkdir(parents=True)
     (root / "tales" / "grimm").mkdir(parents=True)
     for name in ("rust-book-ch03-02-data-types.md", "rust-book-ch08-02-strings.md"):
-        shutil.copy(SHARED / "markdown" / name, root / "book" / name)
-    shutil.copy(SHARED / "small" / "cinderella.txt", root / "tales" / "grimm" / "cinderella.txt")
+        shutil.copy(RUST / name, root / "book" / name)
+    shutil.copy(CINDERELLA, root / "tales" / "grimm" / "cinderella.txt")
     (root / "short note.md").write_text("---\ntitle: A Short Note\ntags: [misc, tiny]\n---\n"
                                         "The meeting moved to Thursday. Bring the slides.\n", encoding="utf-8")
     (root / "bin.dat").write_bytes(b"\x00\x01\x02binary")
@@ -253,7 +253,7 @@ def test_a_file_that_vanishes_or_changes_after_it_was_found_is_skipped(mixed, tm
 
 
 def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):
-    fitz = pytest.importorskip("pymupdf")
+    import pymupdf as fitz
     root = tmp_path / "papers"
     root.mkdir()
     pdf = fitz.open()

@@ -17,7 +17,7 @@ from chunker.llm.invoke import call_llm
 from chunker.llm.registry import get_model
 from chunker.nodes.summarize import summarize_chunk
 from chunker.state.store import RunStore
-from conftest import CINDERELLA, SHARED, assert_lossless, leaves, run_text, runtime, scripted
+from conftest import CINDERELLA, EMMA, assert_lossless, leaves, run_text, runtime, scripted
 
 
 def _squash(text: str) -> str:
@@ -32,7 +32,7 @@ def _rewrite_prompts(run_dir) -> list[str]:
 def test_every_rewrite_after_the_first_sees_its_predecessor(tmp_path, source):
     """Defect 1: with the default settings the predecessor never fitted the budget."""
     text = (CINDERELLA.read_text() if source == "cinderella"
-            else (SHARED / "emma" / "emma.md").read_text()[:60_000])
+            else EMMA.read_text()[:60_000])
     out, _ = run_text(text, model="scripted", out_dir=str(tmp_path), return_tree=True)
     tree_leaves = leaves(out["tree"])
     prompts = _rewrite_prompts(tmp_path)
@@ -109,7 +109,7 @@ def test_a_crash_during_a_repair_reissues_one_call():
 
 def test_cr_only_line_endings_break_into_paragraphs_and_sentences():
     """Defect 8: CR-only files were one long line: every leaf was force-split."""
-    emma = (SHARED / "emma" / "emma.md").read_text()[2_000:22_000]
+    emma = EMMA.read_text()[2_000:22_000]
     mac = emma.replace("\r\n", "\n").replace("\n", "\r")
     out, _ = run_text(mac, model="scripted", min_chunk_tokens=150, max_chunk_tokens=500,
                       boundary_mode="phrase")

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from chunker.runs.rundir import RunDir
-from conftest import SHARED, tree_bytes as snapshot
+from conftest import EMMA, tree_bytes as snapshot
 
 MODEL = "scripted:delay_ms=4"
 ARGS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "400", "--summary-count-threshold", "4",
@@ -56,7 +56,7 @@ def test_sigkill_anywhere_then_resume(tmp_path):
     # Plain text (Emma's headings as plain lines): a Markdown document's blocks follow its
     # sections without a grouping call, and a kill must land inside one of those too.
     doc = tmp_path / "doc.txt"
-    text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000]
+    text = EMMA.read_text(encoding="utf-8")[:30_000]
     doc.write_text("\n".join(line.lstrip("#").lstrip() for line in text.split("\n")), encoding="utf-8")
     base_env = {**os.environ}
 

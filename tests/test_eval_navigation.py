@@ -18,15 +18,15 @@ from chunker.evaluation.navigation_questions import (SPAN_SHARE, Judge, Question
 from chunker.evaluation.navigation_report import success_vs_budget, write_navigation
 from chunker.navigation import NavigatorSettings, open_tree
 from conftest import chunker
-from test_navigation_trees import build_cinderella
+from test_navigation_trees import copy_tree
 
 LEXICAL = NavigatorSettings(embeddings="lexical")
 SOURCE = "cinderella.txt"
 
 
 @pytest.fixture(scope="module")
-def run(tmp_path_factory):
-    return build_cinderella(tmp_path_factory.mktemp("evalnav"))
+def run(tmp_path_factory, cinderella_tree):
+    return copy_tree(cinderella_tree, tmp_path_factory.mktemp("evalnav"))
 
 
 @pytest.fixture(scope="module")

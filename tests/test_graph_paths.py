@@ -5,7 +5,7 @@ import logging
 import re
 
 from chunker.document.units import sentence_ends
-from conftest import SHARED, assert_lossless, leaves, run_text, scripted
+from conftest import EMMA, assert_lossless, leaves, run_text, scripted
 
 PHRASE = dict(boundary_mode="phrase")
 SMALL = dict(min_chunk_tokens=120, max_chunk_tokens=600, background_budget_tokens=200, **PHRASE)
@@ -121,7 +121,7 @@ def _cut_ends(text: str, unit: str) -> list[int]:
 
 
 def test_paragraph_unit_cuts_only_at_paragraph_ends():
-    text = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:30_000]
+    text = EMMA.read_text(encoding="utf-8")[:30_000]
     paragraphs = _unit_ends(text, "paragraph")
     by_paragraph = _cut_ends(text, "paragraph")
     assert len(by_paragraph) >= 10 and set(by_paragraph) <= paragraphs

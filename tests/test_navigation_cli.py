@@ -10,14 +10,14 @@ import sys
 import pytest
 
 from chunker.navigation import open_tree
-from test_navigation_trees import build_cinderella, chunker_cli
+from test_navigation_trees import chunker_cli, copy_tree
 
 FIELDS = {"passages", "question", "answer", "path", "leaves", "tokens_read", "status", "route"}
 
 
 @pytest.fixture(scope="module")
-def tree_dir(tmp_path_factory):
-    return build_cinderella(tmp_path_factory.mktemp("ask"))
+def tree_dir(tmp_path_factory, cinderella_tree):
+    return copy_tree(cinderella_tree, tmp_path_factory.mktemp("ask"))
 
 
 def test_ask_prints_one_json_line_per_question(tree_dir, tmp_path):

@@ -14,7 +14,7 @@ from chunker.navigation import NavigatorSettings, open_tree
 from chunker.navigation.collapsed import collapsed_read, ranked_branches, unit_index
 from chunker.navigation.pieces import piece_spans, windows
 from conftest import chunker
-from test_navigation_trees import build_cinderella, build_tree
+from test_navigation_trees import build_tree, copy_tree
 
 BM25 = NavigatorSettings(embeddings="bm25")
 
@@ -37,8 +37,8 @@ def _markdown(repeat: int = 6) -> str:
 
 
 @pytest.fixture(scope="module")
-def cinderella(tmp_path_factory):
-    return build_cinderella(tmp_path_factory.mktemp("collapsed"))
+def cinderella(tmp_path_factory, cinderella_tree):
+    return copy_tree(cinderella_tree, tmp_path_factory.mktemp("collapsed"))
 
 
 @pytest.fixture(scope="module")

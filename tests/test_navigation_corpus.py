@@ -269,13 +269,13 @@ def test_a_single_document_tree_renders_ids_only(tmp_path):
 @pytest.mark.parametrize("embeddings", ["bm25", "lexical"])
 def test_inside_a_document_a_corpus_ranks_children_as_the_document_alone(tmp_path, embeddings):
     """The other files' words and nodes neither shift a document's ranks nor dilute its terms."""
-    from conftest import SHARED
+    from conftest import CINDERELLA, RUST
 
     root = tmp_path / "corpus"
     root.mkdir()
-    (root / "cinderella.txt").write_text((SHARED / "small" / "cinderella.txt").read_text(encoding="utf-8"),
+    (root / "cinderella.txt").write_text((CINDERELLA).read_text(encoding="utf-8"),
                                          encoding="utf-8")
-    (root / "strings.md").write_text((SHARED / "markdown" / "rust-book-ch08-02-strings.md").read_text(
+    (root / "strings.md").write_text((RUST / "rust-book-ch08-02-strings.md").read_text(
         encoding="utf-8"), encoding="utf-8")
     args = ["--model", "scripted", "--quiet", "--min-chunk-tokens", "120", "--max-chunk-tokens", "300"]
     chunker("run", root, "-o", tmp_path / "c", *args, check=0)

@@ -14,7 +14,7 @@ import pytest
 from chunker.navigation import NavigatorSettings, open_tree
 from chunker.graph.navigator_ask import ask
 from chunker.navigation.scoring import child_scores, fused
-from test_navigation_trees import build_cinderella
+from test_navigation_trees import copy_tree
 
 HYBRID = NavigatorSettings(mode="descend", model=None, embeddings="local", budget_tokens=100_000, max_leaves=1,
                            child_scoring="hybrid")
@@ -22,8 +22,8 @@ EMBEDDINGS = NavigatorSettings(**{**HYBRID.__dict__, "child_scoring": "subtree"}
 
 
 @pytest.fixture(scope="module")
-def tree_dir(tmp_path_factory):
-    return build_cinderella(tmp_path_factory.mktemp("scoring"))
+def tree_dir(tmp_path_factory, cinderella_tree):
+    return copy_tree(cinderella_tree, tmp_path_factory.mktemp("scoring"))
 
 
 def _top_child(tree, node_id):
@@ -50,6 +50,7 @@ def _lexical_probe(tree):
     raise AssertionError("Cinderella's tree offers no word for the probe")
 
 
+@pytest.mark.slow  # MiniLM
 def test_hybrid_prefers_the_child_whose_subtree_holds_the_lexical_match(tree_dir):
     tree = open_tree(tree_dir)
     word, leaf = _lexical_probe(tree)

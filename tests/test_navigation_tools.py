@@ -10,14 +10,14 @@ import pytest
 from chunker.document.tokens import count_tokens
 from chunker.navigation import NavigationError, NavigatorSettings, NotARun, UnknownNode, make_tools, open_tree
 from conftest import CINDERELLA
-from test_navigation_trees import build_cinderella
+from test_navigation_trees import copy_tree
 
 BM25 = NavigatorSettings(embeddings="bm25")
 
 
 @pytest.fixture(scope="module")
-def tree_dir(tmp_path_factory):
-    return build_cinderella(tmp_path_factory.mktemp("nav"))
+def tree_dir(tmp_path_factory, cinderella_tree):
+    return copy_tree(cinderella_tree, tmp_path_factory.mktemp("nav"))
 
 
 @pytest.fixture(scope="module")

@@ -6,6 +6,7 @@ that the trees they build have the shape those tests rely on.
 
 from __future__ import annotations
 
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -32,6 +33,13 @@ def build_tree(out: Path, source: Path = CINDERELLA, *flags: str) -> Path:
 
 def build_cinderella(base: Path) -> Path:
     return build_tree(base / "cinderella", CINDERELLA, *SMALL_CHUNKS)
+
+
+def copy_tree(tree: Path, base: Path) -> Path:
+    """A copy of a tree built once per session (conftest's `cinderella_tree`, `one_leaf_tree`)
+    under `base`, by the same folder name: the CLI run is made once, and a module that writes in
+    its tree (a log, a cache) writes in its own copy."""
+    return Path(shutil.copytree(tree, base / tree.name))
 
 
 def build_one_leaf(base: Path) -> Path:

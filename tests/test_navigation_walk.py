@@ -12,7 +12,7 @@ from chunker.navigation import NavigationError, NavigatorSettings, UnknownNode, 
 from chunker.graph.navigator_ask import ask
 from chunker.navigation.llm import children_listing
 from conftest import scripted
-from test_navigation_trees import ONE_LEAF_TEXT, build_cinderella, build_one_leaf
+from test_navigation_trees import ONE_LEAF_TEXT, copy_tree
 
 SCRIPTED = NavigatorSettings(mode="descend", model="scripted", embeddings="bm25", budget_tokens=100_000,
                              max_leaves=50)
@@ -21,9 +21,9 @@ EMBEDDINGS_ONLY = NavigatorSettings(mode="descend", model=None, embeddings="bm25
 
 
 @pytest.fixture(scope="module")
-def trees(tmp_path_factory):
+def trees(tmp_path_factory, cinderella_tree, one_leaf_tree):
     base = tmp_path_factory.mktemp("walk")
-    return build_cinderella(base), build_one_leaf(base)
+    return copy_tree(cinderella_tree, base), copy_tree(one_leaf_tree, base)
 
 
 @pytest.fixture(scope="module")

@@ -16,7 +16,7 @@ import urllib.request
 from chunker.config.settings import ChunkerSettings
 from chunker.output.hierarchy import Hierarchy
 from chunker.testing.openai_stub import OpenAIStub
-from conftest import SHARED, chunker
+from conftest import EMMA, chunker
 
 
 def _post(url: str, payload: dict) -> dict:
@@ -83,7 +83,7 @@ def test_without_a_slot_limit_calls_overlap():
 
 def test_a_run_through_the_stub_builds_the_scripted_models_tree(tmp_path):
     doc = tmp_path / "doc.md"
-    doc.write_text((SHARED / "emma" / "emma.md").read_text(encoding="utf-8")[:12_000], encoding="utf-8")
+    doc.write_text(EMMA.read_text(encoding="utf-8")[:12_000], encoding="utf-8")
     # the very settings a `--model scripted` run resolves, for the served model too
     flat = ChunkerSettings(model="scripted", embeddings="lexical").flat_dict()
     config = tmp_path / "settings.json"

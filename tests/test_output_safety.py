@@ -41,6 +41,7 @@ def _all_files(root: Path) -> set[str]:
     return {str(p) for p in root.rglob("*")}
 
 
+@pytest.mark.slow  # twelve whole runs
 @settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture,
                                                                   HealthCheck.too_slow])
 @given(slug=st.one_of(st.sampled_from(HOSTILE), st.text(max_size=300)),

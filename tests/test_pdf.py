@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-pymupdf = pytest.importorskip("pymupdf")
+import pymupdf
 
 from chunker.document.loader import BadInput  # noqa: E402
 from chunker.document.pdf import extract, is_pdf, render_pages  # noqa: E402

@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-pymupdf = pytest.importorskip("pymupdf")
+import pymupdf
 
 from conftest import CINDERELLA, chunker, tree_bytes  # noqa: E402
 

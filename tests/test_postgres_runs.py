@@ -17,16 +17,12 @@ from pathlib import Path
 
 import pytest
 
-if not os.environ.get("CI"):  # under CI the extra is installed: a failed import must fail
-    pytest.importorskip("procrastinate", reason="the [postgres] extra is not installed")
-    pytest.importorskip("langgraph.checkpoint.postgres", reason="the [postgres] extra is not installed")
-
 import psycopg
 
 from chunker.corpus import queue
 from chunker.persistence.store_url import CONNECT_TIMEOUT_S, redact
 from chunker.testing.postgres_server import ThrowawayPostgres
-from conftest import SHARED, chunker, tree_bytes
+from conftest import CINDERELLA, RUST, chunker, tree_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -116,19 +112,19 @@ def meta_of(out: Path) -> dict:
 @pytest.fixture(scope="module")
 def doc(tmp_path_factory) -> Path:
     path = tmp_path_factory.mktemp("doc") / "cinderella.txt"
-    path.write_text((SHARED / "small" / "cinderella.txt").read_text(encoding="utf-8")[:7000],
+    path.write_text((CINDERELLA).read_text(encoding="utf-8")[:7000],
                     encoding="utf-8")
     return path
 
 
 def make_corpus(root: Path) -> Path:
-    """Three short files in two folders (the shared corpus's heads)."""
+    """Three short files in two folders (the heads of tests/data's texts)."""
     (root / "book").mkdir(parents=True)
     (root / "tales").mkdir()
-    for src, dst in (("markdown/rust-book-ch03-02-data-types.md", "book/data-types.md"),
-                     ("markdown/rust-book-ch08-02-strings.md", "book/strings.md"),
-                     ("small/cinderella.txt", "tales/cinderella.txt")):
-        (root / dst).write_text((SHARED / src).read_text(encoding="utf-8")[:3000], encoding="utf-8")
+    for src, dst in ((RUST / "rust-book-ch03-02-data-types.md", "book/data-types.md"),
+                     (RUST / "rust-book-ch08-02-strings.md", "book/strings.md"),
+                     (CINDERELLA, "tales/cinderella.txt")):
+        (root / dst).write_text(src.read_text(encoding="utf-8")[:3000], encoding="utf-8")
     return root
 
 

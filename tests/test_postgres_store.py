@@ -16,9 +16,6 @@ from typing import Annotated, TypedDict
 
 import pytest
 
-if not os.environ.get("CI"):  # under CI the extra is installed: a failed import must fail
-    pytest.importorskip("langgraph.checkpoint.postgres", reason="the [postgres] extra is not installed")
-
 import psycopg
 from langgraph.graph import END, START, StateGraph
 from langgraph.runtime import Runtime

@@ -9,9 +9,9 @@ import pytest
 from chunker.document.loader import read_document
 from chunker.document.structure import (DocumentStructure, atomic_spans, kind_of, parse_structure,
                                         safe_cut, section_of, table_header, table_row_cuts)
+from conftest import EMMA, RUST
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "corpus"
 
 
 def read(path: Path) -> str:
@@ -246,7 +246,7 @@ def test_table_rows_and_header():
 
 
 def test_corpus_markdown_parses_with_tables_and_code():
-    text = read(SHARED / "markdown" / "rust-book-appendix-02-operators.md")
+    text = read(RUST / "rust-book-appendix-02-operators.md")
     structure = parse_structure(text)
     assert_tiles(structure, text)
     tables = [(s, e) for s, e, k in atomic_spans(structure) if k == "table"]
@@ -255,7 +255,7 @@ def test_corpus_markdown_parses_with_tables_and_code():
 
 
 def test_emma_chapters():
-    text = read(SHARED / "emma" / "emma.md")
+    text = read(EMMA)
     structure = parse_structure(text)
     assert_tiles(structure, text)
     assert structure.headings[0].title == "Emma" and structure.headings[0].level == 1

@@ -23,9 +23,9 @@ from pathlib import Path
 import pytest
 
 from chunker.output.hierarchy import Hierarchy
-from conftest import SHARED, check_markdown_tree, chunker
+from conftest import DATA, check_markdown_tree, chunker
 
-FASTAPI = SHARED / "folders" / "fastapi-docs"
+FASTAPI = DATA / "folders" / "fastapi-docs"
 COUNTER = "CHUNKER_SCRIPTED_COUNTER"
 # corpus path -> file of the FastAPI docs; three folders of two or three files each
 FILES = {"tutorial/cookie-params.md": "tutorial/cookie-params.md",

@@ -9,9 +9,9 @@ from hypothesis import given, settings, strategies as st
 
 from chunker.update.diff import (MIN_REFINED_CHARS, WORD_REFINE_MAX_CHARS, Equal, changed_chars,
                                  equal_ranges, new_span, old_position)
-from conftest import SHARED
+from conftest import EMMA
 
-EMMA = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")
+EMMA = EMMA.read_text(encoding="utf-8")
 
 
 def check_ranges(old: str, new: str, ranges: list[Equal]) -> None:

@@ -32,9 +32,9 @@ from click.testing import Result
 from typer.testing import CliRunner
 
 from chunker.cli.app import app
-from conftest import SHARED, assert_lossless, check_markdown_tree, leaves, tree_bytes
+from conftest import EMMA, assert_lossless, check_markdown_tree, leaves, tree_bytes
 
-EMMA = (SHARED / "emma" / "emma.md").read_text(encoding="utf-8")
+EMMA = EMMA.read_text(encoding="utf-8")
 TEXT = EMMA[:EMMA.index("\n\n", 30_000) + 2]  # ~30 KB, ending at a paragraph
 SETTINGS = ["--embeddings", "lexical", "--min-chunk-tokens", "120", "--max-chunk-tokens", "400"]
 RUNNER = CliRunner()

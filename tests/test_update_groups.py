@@ -8,9 +8,9 @@ import shutil
 
 from chunker.corpus.grouping import patch_groups
 from chunker.output.hierarchy import Hierarchy
-from conftest import SHARED, chunker
+from conftest import DATA, chunker
 
-FASTAPI = SHARED / "folders" / "fastapi-docs" / "tutorial"
+FASTAPI = DATA / "folders" / "fastapi-docs" / "tutorial"
 
 
 def test_patch_groups_keeps_old_members_in_place():

@@ -4,13 +4,9 @@ overwritten (exit 2, nothing touched)."""
 
 from __future__ import annotations
 
-import pytest
-
-pytest.importorskip("pymupdf")
-
-from chunker.output.hierarchy import Hierarchy  # noqa: E402
-from conftest import chunker  # noqa: E402
-from test_pdf_run import FAST, make_pdf  # noqa: E402
+from chunker.output.hierarchy import Hierarchy
+from conftest import chunker
+from test_pdf_run import FAST, make_pdf
 
 
 def test_a_pdf_with_a_page_added_keeps_the_other_pages_passages(tmp_path):

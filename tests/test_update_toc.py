@@ -8,9 +8,9 @@ import shutil
 from pathlib import Path
 
 from chunker.output.hierarchy import Hierarchy
-from conftest import SHARED, chunker
+from conftest import DATA, chunker
 
-FASTAPI = SHARED / "folders" / "fastapi-docs" / "tutorial"
+FASTAPI = DATA / "folders" / "fastapi-docs" / "tutorial"
 FILES = ("first-steps.md", "path-params.md", "query-params.md")
 
 

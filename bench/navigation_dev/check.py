@@ -19,7 +19,9 @@ from pathlib import Path
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+sys.path.insert(0, str(HERE.parent))  # bench/corpus_path.py
+from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an argument or $CHUNKER_CORPUS)
+CORPUS = default_root()
 
 # Which corpus folder each set's `file` paths are relative to.
 SETS: dict[str, Path] = {
@@ -118,6 +120,7 @@ def main(argv: list[str]) -> int:
             print(f"{arg}: unknown set (known: {', '.join(SETS)})")
             failed = True
             continue
+        corpus_root(needs=[root.relative_to(CORPUS).as_posix()])
         report = check_set(path, root)
         print(summarise(report))
         for error in report.errors:

@@ -201,9 +201,12 @@ def render(doc: Sequence[Segment]) -> str:
 
 
 def write_sets(corpus: Path, out: Path, *, seed: int, documents: int,
-               names: Sequence[str] = tuple(LENGTHS)) -> dict[str, list[Path]]:
-    """`documents` files per topic-length set under out/<set>/, each seeded by (seed, set)."""
-    units = corpus_units(corpus)
+               names: Sequence[str] = tuple(LENGTHS),
+               units: Sequence[Unit] | None = None) -> dict[str, list[Path]]:
+    """`documents` files per topic-length set under out/<set>/, each seeded by (seed, set).
+    `units`: `corpus_units(corpus)` when the caller has it already (cutting Emma into sentences
+    is most of the cost)."""
+    units = corpus_units(corpus) if units is None else units
     written: dict[str, list[Path]] = {}
     for name in names:
         rng = random.Random(f"{seed}:{name}")
