@@ -13,7 +13,7 @@ from conftest import ROOT
 def test_wheel_has_only_the_chunker_package(tmp_path):
     subprocess.run([sys.executable, "-m", "pip", "wheel", "--no-deps", "-q",
                     "-w", str(tmp_path), str(ROOT)], check=True, capture_output=True)
-    wheel = next(tmp_path.glob("chunker-*.whl"))
+    wheel = next(tmp_path.glob("chunker_tree-*.whl"))  # the distribution chunker-tree
     names = zipfile.ZipFile(wheel).namelist()
     tops = {n.split("/")[0] for n in names}
     assert tops == {"chunker", wheel.name.split("-")[0] + "-" + wheel.name.split("-")[1] + ".dist-info"}
