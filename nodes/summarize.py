@@ -82,7 +82,7 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
     else:  # the model's summary is not supported by the passage: extract one from it
         max_chars = cfg.output.summary_max_chars
         # from the words a person reads: markup (front matter, tags, link targets) stays out
-        readable = readable_copy(record.original or record.rewritten)
+        readable = readable_copy(record.original or record.rewritten, headings=False)
         summary = tidy(extractive_summary(readable, max_chars=max_chars, policy=cfg.grounding)
                        or cap_text(clean_line(readable), max_chars))
         if asked:

@@ -35,6 +35,7 @@ _WHOLE = [  # masked with what they hold
     re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>"),  # HTML tags (their text stays)
     re.compile(r"<(?:https?|mailto|ftp):[^<>\s]*>"),       # autolinks
 ]
+_HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")        # keep the alt text
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?:[^()\n]|\([^()\n]*\))*\)")  # keep the link text
 _REF_LINK = re.compile(r"\[([^\]\n]+)\]\[[^\]\n]*\]")
@@ -71,9 +72,14 @@ def _keep(group: int | tuple[int, ...]):
     return replace
 
 
-def readable_copy(text: str) -> str:
-    """`text` with its markup masked by spaces: same length, same newlines."""
+def readable_copy(text: str, *, headings: bool = True) -> str:
+    """`text` with its markup masked by spaces: same length, same newlines. `headings=False`
+    masks heading lines whole: a summary drawn from the copy then picks the passage's own
+    sentences, not its heading (the node's title already), which reads as a sentence once
+    its `#` is gone but is none."""
     copy = _FRONT_MATTER.sub(_blank, text, count=1)
+    if not headings:
+        copy = _HEADING_LINE.sub(_blank, copy)
     for pattern in _WHOLE:
         copy = pattern.sub(_blank, copy)
     copy = _LINE_MARKERS.sub(lambda m: m.group(1) + " " * len(m.group(2)), copy)
