@@ -22,6 +22,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
+from chunker.document.readable import readable_copy, tidy
 from chunker.document.prose import cap_text, clean_line
 from chunker.nodes.common import emit, run_store
 from chunker.grounding.gate import grounded
@@ -95,9 +96,10 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
             stats["fallback.summary"] = 1
     else:  # the model's summary is not supported by the passage: extract one from it
         max_chars = cfg.output.summary_max_chars
-        summary = (extractive_summary(record.original or record.rewritten, max_chars=max_chars,
-                                      policy=cfg.grounding)
-                   or cap_text(clean_line(record.original or ""), max_chars))
+        # from the words a person reads: markup (front matter, tags, link targets) stays out
+        readable = readable_copy(record.original or record.rewritten, headings=False)
+        summary = tidy(extractive_summary(readable, max_chars=max_chars, policy=cfg.grounding)
+                       or cap_text(clean_line(readable), max_chars))
         if asked:
             stats["fallback.summary"] = 1
     record = record.model_copy(update={"summary": summary, "summary_tokens": count_tokens(summary),

@@ -13,6 +13,7 @@ import dataclasses
 from collections.abc import Callable
 
 from chunker.config.settings import ChunkerSettings
+from chunker.document.readable import readable_copy
 from chunker.embeddings import (Candidate, candidates, deepest, document_signal, get_embeddings,
                                 sentence_texts, signal_for)
 from chunker.embeddings.adaptive import DocumentSignal, standout_cutoff
@@ -33,7 +34,7 @@ def run_signal(rs: RunStore, cfg: ChunkerSettings, doc_id: str) -> DocumentSigna
     def compute() -> DocumentSignal:
         units = rs.units(doc_id)
         namespace = rs.ns("embeddings", cfg.embedding.provider.replace(".", "_"))
-        signal = document_signal(rs.store, namespace, sentence_texts(units.text, units.sentences),
+        signal = document_signal(rs.store, namespace, sentence_texts(readable_copy(units.text), units.sentences),
                                  get_embeddings(cfg.embedding.provider), signal=signal_for(cfg.embedding.provider),
                                  batch_size=cfg.embedding.batch_size)
         # the depths are stored: the vectors only served a resume mid-embedding

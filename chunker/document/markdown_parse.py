@@ -20,6 +20,8 @@ from mdit_py_plugins.amsmath import amsmath_plugin
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from chunker.document.readable import without_attributes
+
 from .markdown_records import AtomicKind, AtomicUnit, Heading, Span
 
 # A `$$` block may not hold a blank line (as in LaTeX, GitHub and KaTeX): an unclosed
@@ -106,7 +108,8 @@ def walk_tokens(text: str, tokens: list[Token]) -> TokenWalk:
             inline = tokens[i + 1]
             if token.level == 0:
                 found.headings.append(Heading(
-                    start=start, end=end, level=int(token.tag[1]), title=plain_text(inline.children or []),
+                    start=start, end=end, level=int(token.tag[1]),
+                    title=without_attributes(plain_text(inline.children or [])),
                     style="atx" if token.markup.startswith("#") else "setext"))
             else:  # quoted or in a list: content, not document structure
                 found.prose_blocks.append(Span(start=start, end=end))
