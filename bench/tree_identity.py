@@ -2,6 +2,7 @@
 
     python bench/tree_identity.py capture DIR [DOC,DOC...] [--source DOC,...] [--update DOC,...]
     python bench/tree_identity.py compare DIR_A DIR_B [--as-v2]
+    python bench/tree_identity.py redigest DIR   # digests.json again from DIR's trees
 
 `capture` runs `chunker run --model scripted` (two at a time, each its own process) on
 Cinderella, Emma, a manifesto, the three Rust-book chapters and a PDF, in both boundary
@@ -56,8 +57,9 @@ def digest_tree(out: Path) -> dict[str, str]:
         if path.suffix not in (".md", ".json"):
             continue
         data = path.read_bytes()
-        if rel == "hierarchy.json":
-            data = b"\n".join(line for line in data.split(b"\n") if b'"finished_at"' not in line)
+        if rel == "hierarchy.json":  # the times of the run and of its updates
+            data = b"\n".join(line for line in data.split(b"\n")
+                              if b'"finished_at"' not in line and not line.lstrip().startswith(b'"at": "'))
         files[rel] = hashlib.sha256(data).hexdigest()
     return files
 
@@ -161,6 +163,15 @@ def capture(base: Path, only: list[str] | None = None, source: list[str] = (),
               len(r.get("files", {})), "files")
 
 
+def redigest(base: Path) -> None:
+    """DIR/digests.json made again from the trees in DIR (after a change to `digest_tree`)."""
+    digests = json.loads((base / "digests.json").read_text())
+    for name, r in digests.items():
+        if r.get("exit") == 0:
+            r["files"] = digest_tree(base / name)
+    (base / "digests.json").write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
+
+
 def compare(a: Path, b: Path, v2: bool = False) -> int:
     da = json.loads((a / "digests.json").read_text())
     db = json.loads((b / "digests.json").read_text())
@@ -213,6 +224,8 @@ if __name__ == "__main__":
 
         plain = args[0].split(",") if args and not args[0].startswith("--") else None
         capture(Path(sys.argv[2]), plain, source=_docs("--source"), update=_docs("--update"))
+    elif sys.argv[1:2] == ["redigest"]:
+        redigest(Path(sys.argv[2]))
     elif sys.argv[1:2] == ["compare"]:
         sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3]), v2="--as-v2" in sys.argv[4:]))
     else:
