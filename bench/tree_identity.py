@@ -1,13 +1,20 @@
 """Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
 
-    python bench/tree_identity.py capture DIR [DOC,DOC...]   # every document x mode x strategy
+    python bench/tree_identity.py capture DIR [DOC,DOC...] [--source DOC,...] [--update DOC,...]
     python bench/tree_identity.py compare DIR_A DIR_B [--as-v2]
+    python bench/tree_identity.py redigest DIR   # digests.json again from DIR's trees
 
 `capture` runs `chunker run --model scripted` (two at a time, each its own process) on
 Cinderella, Emma, a manifesto, the three Rust-book chapters and a PDF, in both boundary
 modes and all three strategies, into DIR/<doc>-<mode>-<strategy>/, and writes
 DIR/digests.json: for every tree file its SHA-256 (hierarchy.json without its
 `finished_at` line, every Markdown file), or the run's exit code and last error line.
+With `--source DOCS`, those documents are also run under `background_context: source`
+(cases `<doc>-<mode>-<strategy>-source`). With `--update DOCS`, each of those documents' fresh
+trees (candidates mode, every strategy, `written` and `source`) is copied and brought up to
+date with `chunker update` after a sentence is added at the paragraph nearest the text's
+middle: a patch (`...-update`), and with `--set max_group_size=4` a rebuild (`...-rebuild`,
+peel only); an update's case digests the updated tree.
 `compare` prints the cases whose digests differ and exits 1 if any does. With `--as-v2` it
 digests the trees themselves as schema 2 would have written them (issue 18's additions
 undone: each node's `kind` and `source` dropped, the Markdown leaves' `content` named `kind`
@@ -18,8 +25,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -48,8 +58,9 @@ def digest_tree(out: Path) -> dict[str, str]:
         if path.suffix not in (".md", ".json"):
             continue
         data = path.read_bytes()
-        if rel == "hierarchy.json":
-            data = b"\n".join(line for line in data.split(b"\n") if b'"finished_at"' not in line)
+        if rel == "hierarchy.json":  # the times of the run and of its updates
+            data = b"\n".join(line for line in data.split(b"\n")
+                              if b'"finished_at"' not in line and not line.lstrip().startswith(b'"at": "'))
         files[rel] = hashlib.sha256(data).hexdigest()
     return files
 
@@ -90,32 +101,78 @@ def as_v2(out: Path) -> dict[str, str]:
     return files
 
 
-def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]:
-    name = f"{doc}-{mode}-{strategy}"
-    out = base / name
-    config = base / f"{name}.yaml"
-    config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\n", encoding="utf-8")
-    proc = subprocess.run(  # outside the checkout: PYTHONPATH may point at another version
-        [sys.executable, "-m", "chunker.cli.app", "run", str(DOCS[doc]), "--model", "scripted",
-         "-o", str(out), "--config", str(config), "--quiet", "--force"],
-        capture_output=True, text=True, cwd=base)
+SOURCES = Path(tempfile.gettempdir()) / "tree-identity-sources"
+UPDATE_SENTENCE = "A sentence added here for the update's check of trees byte for byte."
+
+
+def _chunker(base: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(  # outside the checkout: PYTHONPATH may point at another version
+        [sys.executable, "-m", "chunker.cli.app", *args], capture_output=True, text=True, cwd=base)
+
+
+def _result(proc: subprocess.CompletedProcess, out: Path) -> dict:
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [""])[-1]
-        return name, {"exit": proc.returncode, "error": tail[:300]}
-    return name, {"exit": 0, "files": digest_tree(out)}
+        return {"exit": proc.returncode, "error": tail[:300]}
+    return {"exit": 0, "files": digest_tree(out)}
 
 
-def capture(base: Path, only: list[str] | None = None) -> None:
+def run_case(base: Path, doc: str, mode: str, strategy: str, background: str = "written",
+             updates: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
+    name = f"{doc}-{mode}-{strategy}" + ("-source" if background == "source" else "")
+    out = base / name
+    config = base / f"{name}.yaml"
+    config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\nbackground_context: {background}\n",
+                      encoding="utf-8")
+    source = DOCS[doc]
+    if updates:  # the fresh run reads a copy, which each update edits (one path for every capture)
+        SOURCES.mkdir(exist_ok=True)
+        source = SOURCES / f"{name}{DOCS[doc].suffix}"
+        shutil.copyfile(DOCS[doc], source)
+    proc = _chunker(base, "run", str(source), "--model", "scripted", "-o", str(out), "--config", str(config),
+                    "--quiet", "--force")
+    results = [(name, _result(proc, out))]
+    if proc.returncode != 0 or not updates:
+        return results
+    original = source.read_text(encoding="utf-8")
+    middle = original.find("\n\n", len(original) // 2)
+    source.write_text(original[:middle] + " " + UPDATE_SENTENCE + original[middle:], encoding="utf-8")
+    for kind in updates:
+        updated = base / f"{name}-{kind}"
+        shutil.copytree(out, updated)
+        extra = ("--set", "max_group_size=4") if kind == "rebuild" else ()
+        proc = _chunker(base, "update", str(updated), "--source", str(source), "--quiet", *extra)
+        results.append((f"{name}-{kind}", _result(proc, updated)))
+    return results
+
+
+def capture(base: Path, only: list[str] | None = None, source: list[str] = (),
+            update: list[str] = ()) -> None:
     corpus_root(needs=[DOCS[d].relative_to(CORPUS).as_posix() for d in (only or DOCS)
                        if DOCS[d].is_relative_to(CORPUS)])
     base.mkdir(parents=True, exist_ok=True)
-    cases = [(d, m, s) for d in (only or DOCS) for m in MODES for s in STRATEGIES]
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(pool.map(lambda c: run_case(base, *c), cases))
+    cases = [(d, m, s, "written", ()) for d in (only or DOCS) for m in MODES for s in STRATEGIES
+             if not (d in update and m == "candidates")]
+    cases += [(d, m, s, "source", ()) for d in source for m in MODES for s in STRATEGIES
+              if not (d in update and m == "candidates")]
+    cases += [(d, "candidates", s, b, ("update", "rebuild") if s == "peel" else ("update",))
+              for d in update for s in STRATEGIES for b in ("written", "source")]
+    cases.sort(key=lambda c: c[0] == "manifesto" or c[0] == "emma", reverse=True)  # the long ones first
+    with ThreadPoolExecutor(max_workers=int(os.environ.get("TREE_IDENTITY_JOBS", "2"))) as pool:
+        results = {name: r for rs in pool.map(lambda c: run_case(base, *c), cases) for name, r in rs}
     (base / "digests.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     for name, r in sorted(results.items()):
         print(name, "ok" if r["exit"] == 0 else f"exit {r['exit']}: {r['error']}",
               len(r.get("files", {})), "files")
+
+
+def redigest(base: Path) -> None:
+    """DIR/digests.json made again from the trees in DIR (after a change to `digest_tree`)."""
+    digests = json.loads((base / "digests.json").read_text())
+    for name, r in digests.items():
+        if r.get("exit") == 0:
+            r["files"] = digest_tree(base / name)
+    (base / "digests.json").write_text(json.dumps(digests, indent=1, sort_keys=True) + "\n")
 
 
 def compare(a: Path, b: Path, v2: bool = False) -> int:
@@ -163,7 +220,15 @@ def _explain(a: Path, b: Path, name: str, changed: list[str]) -> str:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["capture"]:
-        capture(Path(sys.argv[2]), sys.argv[3].split(",") if len(sys.argv) > 3 else None)
+        args = sys.argv[3:]
+
+        def _docs(flag: str) -> list[str]:
+            return args[args.index(flag) + 1].split(",") if flag in args else []
+
+        plain = args[0].split(",") if args and not args[0].startswith("--") else None
+        capture(Path(sys.argv[2]), plain, source=_docs("--source"), update=_docs("--update"))
+    elif sys.argv[1:2] == ["redigest"]:
+        redigest(Path(sys.argv[2]))
     elif sys.argv[1:2] == ["compare"]:
         sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3]), v2="--as-v2" in sys.argv[4:]))
     else:

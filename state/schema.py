@@ -39,7 +39,11 @@ class ChunkerOutput(TypedDict, total=False):
     """The whole hierarchy (as in hierarchy.json), when the context asks for it."""
 
 
-class ChunkerState(TypedDict, total=False):
+class StepState(TypedDict, total=False):
+    """The state less its counters: what a subgraph (`graph/`) is given. A subgraph that
+    were given `stats` would hand back the parent's counts with its own added, and the
+    reducer would add the parent's twice; it starts from none and hands back its own."""
+
     # input (the text is moved to the store by load_document, then cleared)
     text: str | None
     path: str | None
@@ -105,9 +109,12 @@ class ChunkerState(TypedDict, total=False):
     replayed: int
     """After the leaves were written: how many of them the levels' sweeps were fed so far,
     in leaf order, as the cursor would have fed them (`nodes/replay.py`)."""
+    tree: dict | None
+
+
+class ChunkerState(StepState, total=False):
     # bookkeeping
     stats: Annotated[dict[str, int], add_counts]
-    tree: dict | None
 
 
 class LeafJob(TypedDict):

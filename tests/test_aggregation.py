@@ -59,15 +59,20 @@ def test_multi_level_tree_on_a_long_document(tmp_path):
     assert depth <= math.ceil(math.log(n_leaves, 2)) + 1  # roughly logarithmic
 
     blob_bytes = dict(conn.execute("SELECT checkpoint_id, length(checkpoint) FROM checkpoints"))
-    history = list(graph.get_state_history(config))
+    # the graph's checkpoints and its subgraphs' (graph/), each subgraph's in its namespace
+    namespaces = [ns for (ns,) in conn.execute("SELECT DISTINCT checkpoint_ns FROM checkpoints")]
+    assert len(namespaces) > n_leaves
+    history = [(saved.config["configurable"]["checkpoint_id"], saved.checkpoint["channel_values"])
+               for ns in namespaces
+               for saved in graph.checkpointer.list({"configurable": {"thread_id": "long", "checkpoint_ns": ns}})]
     # from load_document (which moves the text to the store) until the tree is assembled
-    in_progress = [snap for snap in history if "doc_id" in snap.values
-                   and not snap.values.get("text") and not snap.values.get("tree")]
+    in_progress = [(checkpoint_id, values) for checkpoint_id, values in history if "doc_id" in values
+                   and not values.get("text") and not values.get("tree")]
     assert len(in_progress) > 5 * n_leaves  # every step of the run is checked
     bound = max(count_threshold, depth + 1)
-    for snap in in_progress:
-        assert blob_bytes[snap.config["configurable"]["checkpoint_id"]] <= MAX_CHECKPOINT_BYTES
-        for key, value in snap.values.items():
+    for checkpoint_id, values in in_progress:
+        assert blob_bytes[checkpoint_id] <= MAX_CHECKPOINT_BYTES
+        for key, value in values.items():
             if key == "stats":
                 continue
             for path, item in _lists_and_strings(value, key):

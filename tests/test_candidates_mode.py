@@ -9,7 +9,7 @@ from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
 from chunker.evaluation.gold import load_gold
-from chunker.graph import routes
+from chunker.graph import cut
 from chunker.llm.registry import get_model
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
 from chunker.chunking.candidates import offered
@@ -65,7 +65,8 @@ def test_complete_at_once_cuts_at_the_first_offered_number():
     out = validate_boundary(state, rt)
     first = offered(state, _rs(state, rt), rt.context)[0]
     assert out["boundary_status"] == "match" and out["chunk_end"] == first.offset
-    assert routes.after_validate({**state, **out}, rt) == "rewrite_chunk"
+    assert cut.after_validate({**state, **out}, rt) == "__end__"
+    assert cut.after_boundary({**state, **out}, rt) == "__end__"  # decided: the cut subgraph ends
 
 
 def test_incomplete_then_expand():
@@ -73,7 +74,7 @@ def test_incomplete_then_expand():
     state.update(check_completeness(state, rt))
     out = validate_boundary(state, rt)
     assert state["complete"] is False and out["boundary_status"] == "expand"
-    assert routes.after_validate({**state, **out}, rt) == "expand_window"
+    assert cut.after_boundary({**state, **out}, rt) == "expand_window"
     grown = expand_window({**state, **out}, rt)
     assert grown["window_end"] > state["window_end"] and grown["expansions"] == 1
 
@@ -85,10 +86,10 @@ def test_invalid_number_then_retry_then_deepest_candidate_fallback():
     out = validate_boundary(state, rt)
     assert out["boundary_status"] == "miss"
     state.update(out)
-    assert routes.after_validate(state, rt) == "retry_boundary"
+    assert cut.after_validate(state, rt) == "retry_boundary"
     state.update(retry_boundary(state, rt))
     state.update(validate_boundary(state, rt))
-    assert state["boundary_status"] == "miss" and routes.after_validate(state, rt) == "fallback_boundary"
+    assert state["boundary_status"] == "miss" and cut.after_validate(state, rt) == "fallback_boundary"
     out = fallback_boundary(state, rt)
     cfg, rs = rt.context, _rs(state, rt)
     depths, sentences = run_depths(rs, cfg, state["doc_id"]), rs.units(state["doc_id"]).sentences

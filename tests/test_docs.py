@@ -136,13 +136,24 @@ def test_the_graph_picture_has_every_node_and_edge_of_the_compiled_graph(chunker
     from chunker_docs import graphs
 
     compiled = build_graph()
-    dot = graphs.dot(compiled, "chunker")
-    drawn = compiled.get_graph()
-    for node in drawn.nodes:
-        assert f'"{node}"' in dot
-    for edge in drawn.edges:
-        assert f'"{edge.source}" -> "{edge.target}"' in dot
-    assert dot.count(" -> ") == len(drawn.edges)
+    drawn_graphs = [compiled, *graphs.subgraphs(compiled)]
+    # every compiled graph inside is drawn, each in a picture of its own
+    names = {sub.name for sub in drawn_graphs}
+    assert {"chunker", "fresh", "update", "source", "cut", "boundary", "write", "aggregate",
+            "aggregate_at_once"} <= names
+    page = graphs.chunker()
+    for graph in drawn_graphs:
+        dot = graphs.dot(graph, graph.name)
+        assert dot in page, graph.name
+        drawn = graph.get_graph()
+        for node in drawn.nodes:
+            assert f'"{node}"' in dot
+        for edge in drawn.edges:
+            assert f'"{edge.source}" -> "{edge.target}"' in dot
+        assert dot.count(" -> ") == len(drawn.edges)
+    # and together they hold every node the whole graph runs
+    inner = {node.split(":")[-1] for node in compiled.get_graph(xray=True).nodes}
+    assert inner <= {node for graph in drawn_graphs for node in graph.get_graph().nodes}
 
 
 def test_every_setting_has_an_entry_with_its_default(chunker_docs):

@@ -4,7 +4,6 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
-from chunker.graph import routes
 from chunker.nodes.aggregate import check_aggregation, crossing_level, even_groups, fallback_grouping, grouping_problem, validate_groups
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
 from chunker.nodes.finalize import finalize_tree
@@ -116,25 +115,29 @@ def test_force_split_respects_the_cap(loaded):
 
 
 def test_routes(rt):
+    from chunker.graph import aggregate, cut
+
     base = {"window_tokens": 10, "expansions": 0, "doc_chars": 100, "window_end": 50}
-    assert routes.after_expand(base, rt) == "check_completeness"
-    assert routes.after_expand({**base, "window_tokens": 40}, rt) == "force_split"
-    assert routes.after_validate({**base, "boundary_status": "match"}, rt) == "rewrite_chunk"
-    assert routes.after_validate({**base, "boundary_status": "expand"}, rt) == "expand_window"
-    assert routes.after_validate({**base, "boundary_status": "expand", "expansions": 2}, rt) == "force_split"
-    assert routes.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 0}, rt) == "retry_boundary"
-    assert routes.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 1}, rt) == "fallback_boundary"
-    assert routes.after_aggregation_check({"agg_level": 0, "cursor": 0, "doc_chars": 1}, rt) == "group_summaries"
-    assert routes.after_aggregation_check({"agg_level": None, "cursor": 0, "doc_chars": 1}, rt) == "expand_window"
-    assert routes.after_aggregation_check({"agg_level": None, "cursor": 1, "doc_chars": 1}, rt) == "finalize_tree"
-    assert routes.after_group_validation({"group_status": "ok"}, rt) == "synthesize_block"
-    assert routes.after_group_validation({"group_status": "retry"}, rt) == "group_summaries"
-    assert routes.after_group_validation({"group_status": "fallback"}, rt) == "fallback_grouping"
-    assert routes.after_synthesis({"groups_todo": [["a"]]}, rt) == "synthesize_block"
-    assert routes.after_synthesis({"groups_todo": [], "finalizing": True}, rt) == "finalize_tree"
-    assert routes.after_synthesis({"groups_todo": []}, rt) == "check_aggregation"
-    assert routes.after_finalize({"root_id": "L0-00000"}, rt) == "write_outputs"
-    assert routes.after_finalize({"root_id": None}, rt) == "group_summaries"
+    assert cut.after_expand(base, rt) == "boundary"
+    assert cut.after_expand({**base, "window_tokens": 40}, rt) == "force_split"
+    assert cut.after_validate({**base, "boundary_status": "match"}, rt) == "__end__"
+    assert cut.after_validate({**base, "boundary_status": "expand"}, rt) == "__end__"
+    assert cut.after_boundary({**base, "boundary_status": "match"}, rt) == "__end__"
+    assert cut.after_boundary({**base, "boundary_status": "expand"}, rt) == "expand_window"
+    assert cut.after_boundary({**base, "boundary_status": "expand", "expansions": 2}, rt) == "force_split"
+    assert cut.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 0}, rt) == "retry_boundary"
+    assert cut.after_validate({**base, "boundary_status": "miss", "boundary_attempt": 1}, rt) == "fallback_boundary"
+    assert aggregate.after_check({"agg_level": 0, "cursor": 0, "doc_chars": 1}, rt) == "group_summaries"
+    assert aggregate.after_check({"agg_level": None, "cursor": 0, "doc_chars": 1}, rt) == "__end__"
+    assert aggregate.after_check({"agg_level": None, "cursor": 1, "doc_chars": 1}, rt) == "finalize_tree"
+    assert aggregate.after_validation({"group_status": "ok"}, rt) == "synthesize_block"
+    assert aggregate.after_validation({"group_status": "retry"}, rt) == "group_summaries"
+    assert aggregate.after_validation({"group_status": "fallback"}, rt) == "fallback_grouping"
+    assert aggregate.after_synthesis({"groups_todo": [["a"]]}, rt) == "synthesize_block"
+    assert aggregate.after_synthesis({"groups_todo": [], "finalizing": True}, rt) == "finalize_tree"
+    assert aggregate.after_synthesis({"groups_todo": []}, rt) == "check_aggregation"
+    assert aggregate.after_finalize({"root_id": "L0-00000"}, rt) == "__end__"
+    assert aggregate.after_finalize({"root_id": None}, rt) == "group_summaries"
 
 
 # -- phase 2, pure parts ----------------------------------------------------------

@@ -113,7 +113,9 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
         reuse_key = unit.thread_id(corpus_key)
         put_index(graph.store, reuse_key, document_index(previous.document(unit.key), graph_input, ctx))
         graph_input["reuse_key"] = reuse_key
-    for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom", durability="sync"):
+    # subgraphs=True: the events of the nodes inside the subgraphs (graph/), where they all are
+    for _, event in graph.stream(graph_input, config, context=ctx, stream_mode="custom", durability="sync",
+                                 subgraphs=True):
         if on_event is not None:
             on_event(event)
     values = graph.get_state(config).values

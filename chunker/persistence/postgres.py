@@ -42,7 +42,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from chunker.llm.calllog_pg import TABLE as CALLS_TABLE
-from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS
+from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS, lineage
 from chunker.persistence.store_url import (CONNECT_TIMEOUT_S, StoreUnavailable, connect, is_store_url,
                                            open_pool, redact, setup_lock, unavailable)
 
@@ -90,20 +90,39 @@ WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = %(ns)s
 # checkpoint does; those belong to a newer checkpoint and stay.
 
 
+_PRUNE_ENDED_SQL = """
+WITH old_writes AS (
+    DELETE FROM checkpoint_writes
+    WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+), old_blobs AS (
+    DELETE FROM checkpoint_blobs
+    WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+)
+DELETE FROM checkpoints
+WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+"""
+"""The checkpoints of the subgraphs' runs that ended (`pruning_saver.py` says why)."""
+
+
 class PruningPostgresSaver(PostgresSaver):
-    """A PostgresSaver keeping only the newest `keep` checkpoints of each thread and namespace."""
+    """A PostgresSaver keeping only the newest `keep` checkpoints of each thread and namespace,
+    and none of the subgraphs' runs that ended (as `PruningSqliteSaver`)."""
 
     def __init__(self, conn, *, keep: int = KEEP_CHECKPOINTS, **kwargs):
         super().__init__(conn, **kwargs)
         self.keep = max(1, keep)
+        self._last_ns: dict[str, str] = {}
 
     def put(self, config, checkpoint, metadata, new_versions):
         result = super().put(config, checkpoint, metadata, new_versions)
         conf = result["configurable"]
+        thread_id, ns = str(conf["thread_id"]), conf["checkpoint_ns"]
         # _cursor takes the saver's lock and a pooled connection, as every other call does.
         with self._cursor() as cur:
-            cur.execute(_PRUNE_SQL, {"thread_id": str(conf["thread_id"]),
-                                     "ns": conf["checkpoint_ns"], "offset": self.keep - 1})
+            cur.execute(_PRUNE_SQL, {"thread_id": thread_id, "ns": ns, "offset": self.keep - 1})
+            if self._last_ns.get(thread_id) != ns:
+                self._last_ns[thread_id] = ns
+                cur.execute(_PRUNE_ENDED_SQL, {"thread_id": thread_id, "keep": lineage(ns)})
         return result
 
 

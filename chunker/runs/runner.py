@@ -154,8 +154,9 @@ def stream_thread(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, t
             graph_input = restart()
         # With input None, LangGraph continues from the last checkpoint: a task whose
         # writes were saved before the crash is not run again; a finished thread is a no-op.
-        for event in graph.stream(graph_input, config, context=ctx, stream_mode="custom",
-                                  durability="sync"):
+        # subgraphs=True: the events of the nodes inside the subgraphs (graph/), where they all are
+        for _, event in graph.stream(graph_input, config, context=ctx, stream_mode="custom",
+                                     durability="sync", subgraphs=True):
             if on_event is not None:
                 on_event(event)
         values = graph.get_state(config).values
