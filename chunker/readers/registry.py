@@ -23,11 +23,11 @@ GROUP = "chunker.readers"
 BUILTINS: dict[str, str] = {
     # Sniff order: the first reader whose `sniff` says yes reads the file. One line a format.
     "pdf": "chunker.readers.pdf:PdfReader",
-    # "epub": "chunker.readers.epub:EpubReader",
+    "epub": "chunker.readers.epub:EpubReader",
     # "odt": "chunker.readers.odt:OdtReader",
     # "docx": "chunker.readers.docx:DocxReader",
     # "pptx": "chunker.readers.pptx:PptxReader",
-    # "html": "chunker.readers.html:HtmlReader",
+    "html": "chunker.readers.html:HtmlReader",
     "markdown": "chunker.readers.text:MarkdownReader",
 }
 FALLBACK = ("text", "chunker.readers.text:TextReader")

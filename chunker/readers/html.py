@@ -1,0 +1,505 @@
+"""HTML and XHTML: the page's main content as Markdown with its structure, and where each block
+came from (the nearest id, the block's index in the page).
+
+Main content: a landmark the page declares (`<main>`, `role=main`, a single `<article>`) is
+taken as is; without one, readability-lxml's article text names the content root (the deepest
+element holding nearly all of it), because a converter's string alone cannot say which source
+block each line came from. Our own walk of that root then writes the Markdown and records the
+places; navigation, scripts, styles, banners and hidden elements are pruned first.
+(`bench/readers_html_epub.py` compares readability-lxml, trafilatura and landmarks alone.)
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.model import ExtraMissing, Extracted, Metadata, Place, ReaderError
+
+EXTRA = "html"
+HEADINGS = {f"h{n}": n for n in range(1, 7)}
+DROP = {"script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
+        "link", "meta", "button", "input", "select", "textarea", "nav", "head"}
+CHROME = {"aside", "dialog", "footer", "form", "menu"}  # a web page's, not a book chapter's
+BOILERPLATE_ROLES = {"navigation", "banner", "contentinfo", "complementary", "search", "dialog",
+                     "alertdialog", "menu", "menubar", "toolbar"}
+# Class or id words of site chrome; only pruned when the element holds less than half the text.
+BOILERPLATE_WORDS = re.compile(
+    r"(?:^|[\s_-])(cookies?|consent|gdpr|banner|newsletter|subscribe|share|social|breadcrumbs?"
+    r"|sidebar|related|comments?|skip|advert|ads|promo|popup|modal|navbar|menu|masthead)"
+    r"(?:$|[\s_-])", re.I)
+BLOCKS = {"p", "div", "section", "article", "main", "header", "pre", "ul", "ol", "dl", "table",
+          "blockquote", "figure", "hr", "address", "details", "summary", "center", "hgroup",
+          "figcaption", "caption", "dt", "dd", "li", "fieldset", "body", "html", *HEADINGS}
+GENERIC_CODE_CLASSES = {"sourcecode", "numbersource", "highlight", "hljs", "code", "source",
+                        "literal-block", "prettyprint", "chroma", "block"}
+CONTAINERS = {"body", "div", "section", "article", "main", "td", "center"}
+CONTENT_SHARE = 0.9  # the content root is the deepest element holding this share of the article
+
+
+@dataclass
+class Block:
+    """One Markdown block of a page (a paragraph, heading, list, table, code block...)."""
+
+    text: str
+    anchor: str | None
+    ids: list[str]
+    """Every id that starts at or inside this block (for a table of contents' fragments)."""
+    level: int = 0
+    """Heading level 1-6; 0 for a block that is not a heading."""
+    title: str = ""
+    elements: list = field(default_factory=list, repr=False)
+
+
+def require() -> None:
+    """Raise ExtraMissing unless the HTML libraries are installed."""
+    try:
+        import lxml.html  # noqa: F401
+        import readability  # noqa: F401
+    except ImportError as exc:
+        raise ExtraMissing(f"reading HTML needs the '{EXTRA}' extra ({exc.name} is missing): "
+                           f"pip install 'chunker-tree[{EXTRA}]'", EXTRA) from None
+
+
+def parse(data: bytes):
+    """The document's root element, namespaces stripped (XHTML and HTML alike), comments gone."""
+    from lxml import etree, html
+
+    head = data[:2048].lstrip(b"\xef\xbb\xbf \t\r\n").lower()
+    root = None
+    if head.startswith(b"<?xml") or b"http://www.w3.org/1999/xhtml" in head:
+        try:
+            parser = etree.XMLParser(resolve_entities=False, no_network=True, load_dtd=False)
+            root = etree.fromstring(data, parser)
+        except etree.XMLSyntaxError:
+            root = None
+    if root is None:
+        text = _decode(data)
+        text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+        try:
+            root = html.document_fromstring(text) if text.strip() else None
+        except (etree.ParserError, ValueError):
+            root = None
+        if root is None:
+            raise ReaderError("the HTML file holds no document", "broken-html")
+    etree.strip_tags(root, etree.Comment, etree.ProcessingInstruction)
+    for el in root.iter():
+        if isinstance(el.tag, str) and el.tag.startswith("{"):
+            el.tag = etree.QName(el).localname
+    return root
+
+
+def _decode(data: bytes) -> str:
+    if data.startswith(b"\xef\xbb\xbf"):
+        return data[3:].decode("utf-8", "replace")
+    match = re.search(rb"""<meta[^>]+charset=["']?([\w-]+)""", data[:4096], re.I)
+    if match:
+        try:
+            return data.decode(match.group(1).decode("ascii"), "replace")
+        except LookupError:
+            pass
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:
+        return data.decode("cp1252", "replace")
+
+
+def attr(el, name: str) -> str | None:
+    """An attribute by local name (`lang` is also `xml:lang`, `type` also `epub:type`)."""
+    for key, value in el.attrib.items():
+        if key == name or key.rsplit("}", 1)[-1] == name or key.rsplit(":", 1)[-1] == name:
+            return value
+    return None
+
+
+def text_of(el) -> str:
+    return " ".join("".join(el.itertext()).split())
+
+
+def metadata(root) -> Metadata:
+    def metas(*names: str) -> list[str]:
+        found = []
+        for el in root.iter("meta"):
+            key = (el.get("name") or el.get("property") or "").lower()
+            if key in names and (el.get("content") or "").strip():
+                found.append(el.get("content").strip())
+        return found
+
+    title = next((text_of(t) for t in root.iter("title") if text_of(t)), None)
+    title = title or next(iter(metas("og:title", "dc.title", "dcterms.title")), None)
+    authors = tuple(dict.fromkeys(metas("author", "dc.creator", "dcterms.creator",
+                                        "article:author")))
+    date = next(iter(metas("date", "dc.date", "dcterms.date", "dcterms.created",
+                           "article:published_time", "citation_date")), None)
+    lang = attr(root, "lang") or next(iter(metas("content-language", "dc.language")), None)
+    return Metadata(title=title, authors=authors, date=date, language=lang or None)
+
+
+def readability_text(markup: str) -> str:
+    """readability-lxml's article text for a page (the main-content locator)."""
+    from readability import Document
+
+    summary = Document(markup).summary(html_partial=True)
+    from lxml import html
+
+    return text_of(html.fragment_fromstring(summary, create_parent="div")) if summary else ""
+
+
+def _hidden(el) -> bool:
+    style = (el.get("style") or "").replace(" ", "").lower()
+    return (el.get("hidden") is not None or el.get("aria-hidden") == "true"
+            or "display:none" in style or "visibility:hidden" in style)
+
+
+def prune(root, chrome: bool = True) -> None:
+    """Drop what is never content: scripts, styles, navigation and hidden elements; with
+    `chrome`, a web page's banners, sidebars, footers and cookie notices too."""
+    total = len(text_of(root)) or 1
+    doomed = []
+    for el in root.iter():
+        if not isinstance(el.tag, str):
+            continue
+        role = (el.get("role") or "").lower()
+        label = f"{el.get('class') or ''} {el.get('id') or ''}"
+        etype = attr(el, "type") or ""
+        if (el.tag in DROP or _hidden(el) or "toc" in etype.split() or chrome and (
+                el.tag in CHROME or role in BOILERPLATE_ROLES
+                or (el.tag == "header" and not any(h in HEADINGS for h in _tags(el)))
+                or (el.tag not in ("body", "html", "main", "article")
+                    and BOILERPLATE_WORDS.search(label) and len(text_of(el)) < total / 2))):
+            doomed.append(el)
+    for el in doomed:
+        if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
+            _drop(el)
+
+
+def _tags(el):
+    return (e.tag for e in el.iter() if isinstance(e.tag, str))
+
+
+def _drop(el) -> None:
+    """Remove an element, keeping its tail text in place."""
+    parent, tail = el.getparent(), el.tail
+    if tail:
+        prev = el.getprevious()
+        if prev is not None:
+            prev.tail = (prev.tail or "") + tail
+        else:
+            parent.text = (parent.text or "") + tail
+    parent.remove(el)
+
+
+def content_root(root, main_text: Callable[[str], str] | None = readability_text):
+    """The element holding the page's main content (see the module's docstring)."""
+    body = next(root.iter("body"), root)
+    for el in body.iter():
+        if isinstance(el.tag, str) and (el.tag == "main" or el.get("role") == "main"):
+            return el
+    articles = list(body.iter("article"))
+    if len(articles) == 1:
+        return articles[0]
+    if main_text is None:
+        return body
+    from lxml import etree
+
+    article = main_text(etree.tostring(body, encoding="unicode", method="html"))
+    if not article:
+        return body
+    held: dict = {}
+    matched = 0
+    for el in body.iter("p", "pre", "li", "td", "blockquote", "dd", *HEADINGS):
+        words = text_of(el)
+        if len(words) >= 20 and words in article:
+            matched += len(words)
+            for up in [el, *el.iterancestors()]:
+                held[up] = held.get(up, 0) + len(words)
+    best, depth = body, 0
+    for el, chars in held.items():
+        d = sum(1 for _ in el.iterancestors())
+        if el.tag in CONTAINERS and chars >= CONTENT_SHARE * matched and d > depth:
+            best, depth = el, d
+    return best if matched else body
+
+
+def _fence(code: str, mark: str = "`", least: int = 3) -> str:
+    runs = [len(r) for r in re.findall(re.escape(mark) + "+", code)]
+    return mark * max(least, max(runs, default=0) + 1)
+
+
+def _inline_code(text: str) -> str:
+    tick = "`" * (max((len(r) for r in re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{tick}{pad}{text}{pad}{tick}"
+
+
+_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])(?=\s|$)", re.M)
+_BR = "\x00"
+
+
+def _clean(text: str) -> str:
+    """Collapse a run of inline text as a browser does; keep the line breaks of `<br>`."""
+    text = re.sub(r"[ \t\r\n\f\v]+", " ", text)
+    return re.sub(r" ?\x00 ?", "\n", text).strip()
+
+
+class Writer:
+    """Walks one page (or chapter) and writes its blocks; `image_name` maps an `img` src to the
+    name the Markdown shows (an EPUB's image records)."""
+
+    def __init__(self, image_name: Callable[[str], str] | None = None) -> None:
+        self.blocks: list[Block] = []
+        self.image_name = image_name or (lambda src: src)
+        self._pending: list[str] = []
+        self._anchor: str | None = None
+
+    # --- blocks -------------------------------------------------------------------------
+    def walk(self, el) -> list[Block]:
+        self._container(el)
+        return self.blocks
+
+    def _emit(self, text: str, elements: list, level: int = 0, title: str = "") -> None:
+        ids = list(self._pending)
+        for node in elements:
+            if isinstance(node, str):
+                continue
+            ids += [i for e in node.iter() if isinstance(e.tag, str) and (i := e.get("id"))]
+        self._pending = []
+        if not text.strip():
+            self._pending = ids  # an empty block's ids belong to the next one
+            return
+        if ids:
+            self._anchor = ids[0]
+        self.blocks.append(Block(text, self._anchor, ids, level, title, elements))
+
+    def _container(self, el) -> None:
+        if el.get("id"):
+            self._pending.append(el.get("id"))
+        run: list = [el.text] if el.text else []
+        for child in el:
+            if not isinstance(child.tag, str):
+                pass
+            elif child.tag in BLOCKS:
+                self._flush(run)
+                run = []
+                self._block(child)
+            else:
+                run.append(child)
+            if child.tail:
+                run.append(child.tail)
+        self._flush(run)
+
+    def _flush(self, run: list) -> None:
+        text = _clean("".join(self._inline(p) for p in run))
+        if text:
+            self._emit(_LINE_START.sub(r"\1\\\2", text), run)
+        else:
+            self._emit("", run)
+
+    def _block(self, el) -> None:
+        tag = el.tag
+        if tag in HEADINGS:
+            title = _clean(self._inner(el)).replace("\n", " ")
+            self._emit(f"{'#' * HEADINGS[tag]} {title}" if title else "", [el],
+                       HEADINGS[tag], text_of(el))
+        elif tag == "pre":
+            self._emit(self._pre(el), [el])
+        elif tag in ("ul", "ol"):
+            self._emit("\n".join(self._list(el)), [el])
+        elif tag == "table":
+            self._emit(self._table(el), [el])
+        elif tag == "hr":
+            self._emit("---", [el])
+        elif tag == "blockquote":
+            inner = "\n\n".join(b.text for b in Writer(self.image_name).walk(el))
+            self._emit("\n".join(f"> {line}".rstrip() for line in inner.split("\n")), [el])
+        else:
+            self._container(el)
+
+    def _pre(self, el) -> str:
+        code = "".join(el.itertext()).strip("\n")
+        lang = ""
+        for node in (el, *el.iter("code")):
+            for cls in (node.get("class") or "").split():
+                if cls.startswith(("language-", "lang-")):
+                    lang = cls.split("-", 1)[1]
+                elif cls.lower() not in GENERIC_CODE_CLASSES and not lang:
+                    lang = cls
+        fence = _fence(code)
+        return f"{fence}{lang}\n{code}\n{fence}"
+
+    def _list(self, el) -> list[str]:
+        lines: list[str] = []
+        number = int(el.get("start") or 1) if (el.get("start") or "1").isdigit() else 1
+        for li in el:
+            if not isinstance(li.tag, str) or li.tag != "li":
+                continue
+            marker = f"{number}." if el.tag == "ol" else "-"
+            number += 1
+            parts = [b.text for b in Writer(self.image_name).walk(li)] or [""]
+            body = "\n".join(parts).split("\n")
+            pad = " " * (len(marker) + 1)
+            lines.append(f"{marker} {body[0]}".rstrip())
+            lines += [f"{pad}{line}" if line else "" for line in body[1:]]
+        return lines
+
+    def _table(self, el) -> str:
+        rows = [tr for tr in el.iter("tr") if next(tr.iterancestors("table")) is el]
+        grid: list[list[str]] = []
+        spans: dict[int, tuple[int, str]] = {}  # column -> (rows still covered, text)
+        header = False
+        for r, tr in enumerate(rows):
+            row: list[str] = []
+            cells = [c for c in tr if isinstance(c.tag, str) and c.tag in ("td", "th")]
+            if r == 0:
+                header = (all(c.tag == "th" for c in cells)
+                          or any(a.tag == "thead" for a in tr.iterancestors()))
+            for cell in cells:
+                while len(row) in spans:
+                    self._spanned(row, spans)
+                text = _clean(self._inner(cell, block_gap=True)).replace("\n", " ")
+                text = text.replace("|", "\\|")
+                for extra in range(_int(cell.get("colspan"))):
+                    if _int(cell.get("rowspan")) > 1:
+                        spans[len(row)] = (_int(cell.get("rowspan")) - 1, "")
+                    row.append(text if extra == 0 else "")
+            while len(row) in spans:
+                self._spanned(row, spans)
+            grid.append(row)
+        if not grid:
+            return ""
+        width = max(len(row) for row in grid)
+        grid = [row + [""] * (width - len(row)) for row in grid]
+        head, body = (grid[0], grid[1:]) if header else ([""] * width, grid)
+        lines = [head, ["---"] * width, *body]
+        caption = next((text_of(c) for c in el if getattr(c, "tag", "") == "caption"), "")
+        table = "\n".join("| " + " | ".join(row) + " |" for row in lines)
+        return f"{caption}\n\n{table}" if caption else table
+
+    @staticmethod
+    def _spanned(row: list[str], spans: dict) -> None:
+        left, text = spans.pop(len(row))
+        if left > 1:
+            spans[len(row)] = (left - 1, text)
+        row.append(text)
+
+    # --- inline -------------------------------------------------------------------------
+    def _inner(self, el, block_gap: bool = False) -> str:
+        out = [el.text or ""]
+        for child in el:
+            piece = self._inline(child)
+            if block_gap and getattr(child, "tag", None) in BLOCKS:
+                piece = f" {piece} "
+            out.append(piece)
+            out.append(child.tail or "")
+        return "".join(out)
+
+    def _inline(self, node) -> str:
+        if isinstance(node, str):
+            return node
+        if not isinstance(node.tag, str):
+            return ""
+        tag = node.tag
+        if tag == "br":
+            return _BR
+        if tag == "img":
+            alt = _clean(node.get("alt") or "").replace("]", "\\]")
+            return f"![{alt}]({self.image_name(node.get('src') or '')})" if node.get("src") else alt
+        if tag in ("code", "kbd", "samp", "tt") and not any(
+                isinstance(c.tag, str) and c.tag in ("a", "img") for c in node.iterdescendants()):
+            text = _clean("".join(node.itertext()))
+            return _inline_code(text) if text else ""
+        if tag in ("sup", "sub"):
+            text = _clean(self._inner(node))
+            return f"{'^' if tag == 'sup' else '~'}({text})" if text else ""
+        if tag == "math":
+            return node.get("alttext") or text_of(node)
+        inner = self._inner(node, block_gap=True)
+        marks = {"em": "_", "i": "_", "cite": "_", "dfn": "_", "var": "_",
+                 "strong": "**", "b": "**"}
+        if tag in marks or (tag == "a" and node.get("href")):
+            core = inner.strip(" \t\r\n")
+            if not core.replace(_BR, ""):
+                return inner
+            lead = " " if inner[:1].isspace() else ""
+            trail = " " if inner[-1:].isspace() else ""
+            if tag == "a":
+                href = node.get("href").strip().replace(" ", "%20").replace(")", "%29")
+                if href.lower().startswith("javascript:"):
+                    return inner
+                core = f"[{core}]({href})"
+            else:
+                core = f"{marks[tag]}{core}{marks[tag]}"
+            return f"{lead}{core}{trail}"
+        return inner
+
+
+def _int(value: str | None) -> int:
+    return int(value) if value and value.strip().isdigit() and int(value) > 0 else 1
+
+
+def assemble(blocks: list[Block], part: str | None) -> tuple[str, tuple[Place, ...]]:
+    """Join blocks with blank lines; one place per block (its separator included)."""
+    texts = [b.text for b in blocks]
+    places, pos = [], 0
+    for i, (block, text) in enumerate(zip(blocks, texts)):
+        end = pos + len(text) + (2 if i < len(blocks) - 1 else 1)
+        places.append(Place(pos, end, part=part, anchor=block.anchor, paragraph=i))
+        pos = end
+    return ("\n\n".join(texts) + "\n" if texts else ""), tuple(places)
+
+
+def page_blocks(data: bytes, main_text: Callable[[str], str] | None = readability_text,
+                image_name: Callable[[str], str] | None = None):
+    """(the parsed root, its metadata, the blocks of its main content)."""
+    root = parse(data)
+    meta = metadata(root)
+    prune(root)
+    return root, meta, Writer(image_name).walk(content_root(root, main_text))
+
+
+def extract_html(data: bytes, *, part: str | None = None,
+                 main_text: Callable[[str], str] | None = readability_text) -> Extracted:
+    """An HTML or XHTML page as Markdown: its main content, with a place per block."""
+    require()
+    _, meta, blocks = page_blocks(data, main_text)
+    markdown, places = assemble(blocks, part)
+    return Extracted(markdown=markdown, places=places, metadata=meta)
+
+
+def _starts_html(head: bytes) -> bool:
+    """HTML by content: after a BOM, blanks, comments and an XML declaration or doctype, the
+    document opens with `<html` (or a doctype saying html); a Markdown file that merely
+    mentions a tag further down is not HTML."""
+    text = head.lstrip(b"\xef\xbb\xbf").lower()
+    text = re.sub(rb"^(\s|<!--.*?-->|<\?xml[^>]*\?>)*", b"", text, flags=re.S)
+    return text.startswith((b"<!doctype html", b"<html")) or (
+        text.startswith(b"<!doctype") and b"<html" in text[:600])
+
+
+class HtmlReader(Reader):
+    id = "html"
+    label = "HTML page"
+    extra = EXTRA
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        return _starts_html(head)
+
+    def available(self) -> str | None:
+        return missing_modules(["lxml", "readability"], self.extra, "reading HTML")
+
+    def read(self, path: Path, settings: ReadSettings) -> Extracted:
+        path = Path(path)
+        try:
+            if path.stat().st_size > settings.max_bytes:
+                raise ReaderError(f"{path.name} is larger than {settings.max_bytes} bytes "
+                                  "(--max-bytes)", "too-large")
+            data = path.read_bytes()
+        except OSError as exc:
+            raise ReaderError(f"{path.name} cannot be read: {exc.strerror}", "unreadable") from None
+        extracted = extract_html(data, part=path.name)
+        if not extracted.markdown.strip():
+            raise ReaderError(f"{path.name} holds no text in its main content", "empty")
+        return extracted
