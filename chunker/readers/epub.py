@@ -126,7 +126,7 @@ def structure(blocks: list[Block], entries: list[Entry], depth: int) -> tuple[li
                                 text="#" * depth + block.text[block.level:])
                 break
             out.append(replace(block, text=f"{'#' * depth} {entry.title}", level=depth,
-                               title=entry.title))
+                               title=entry.title, source=False))
             shift = None
         else:
             if block.level and depth:
@@ -141,11 +141,12 @@ def structure(blocks: list[Block], entries: list[Entry], depth: int) -> tuple[li
 def extract_epub(path) -> Extracted:
     """An EPUB book as Markdown: its chapters in spine order under its table of contents."""
     require()
+    from ebooklib import epub
+
     path = Path(path)
     try:
         with zipfile.ZipFile(path) as zf:
             check_drm(zf, path.name)
-        from ebooklib import epub
 
         reader = epub.EpubReader(str(path), {"ignore_ncx": True})
         book = reader.load()
@@ -193,17 +194,20 @@ def extract_epub(path) -> Extracted:
         blocks += chapter
         parts += [part] * len(chapter)
     markdown, places = assemble(blocks, None)
-    places = _with_parts(places, parts)
+    places = _with_parts(places, parts, blocks)
     return Extracted(markdown=markdown, places=places, metadata=_metadata(book),
                      images=_images(book, images, names, blocks, places), notes=tuple(notes))
 
 
-def _with_parts(places, parts):
-    """Give each place its chapter file and its block's index within that chapter."""
+def _with_parts(places, parts, blocks):
+    """Give each place its chapter file and its block's index within that chapter (a heading
+    the TOC added has the index of the block it stands before)."""
     out, seen = [], {}
-    for place, part in zip(places, parts):
-        seen[part] = seen.get(part, -1) + 1
-        out.append(replace(place, part=part, paragraph=seen[part]))
+    for place, part, block in zip(places, parts, blocks):
+        index = seen.get(part, -1) + 1
+        if block.source:
+            seen[part] = index
+        out.append(replace(place, part=part, paragraph=index))
     return tuple(out)
 
 
@@ -228,7 +232,8 @@ def _images(book, found, names, blocks, places) -> tuple[Image, ...]:
         done.add(name)
         figure = next(img.iterancestors("figure"), None)
         caption = next((text_of(c) for c in figure.iter("figcaption")), None) if figure is not None else None
-        offset = start.get(id(block), 0) + max(0, block.text.find(f"]({name})"))
+        at = block.text.find(f"]({name})")
+        offset = start.get(id(block), 0) + max(0, block.text.rfind("![", 0, max(at, 0)))
         out.append(Image(name=name, data=item.get_content(), mime=item.media_type,
                          offset=offset, alt=img.get("alt"), caption=caption))
     return tuple(out)

@@ -52,6 +52,8 @@ class Block:
     """Heading level 1-6; 0 for a block that is not a heading."""
     title: str = ""
     elements: list = field(default_factory=list, repr=False)
+    source: bool = True
+    """False for a heading a table of contents added (it is no block of the file)."""
 
 
 def require() -> None:
