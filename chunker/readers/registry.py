@@ -25,7 +25,7 @@ BUILTINS: dict[str, str] = {
     "pdf": "chunker.readers.pdf:PdfReader",
     "epub": "chunker.readers.epub:EpubReader",
     # "odt": "chunker.readers.odt:OdtReader",
-    # "docx": "chunker.readers.docx:DocxReader",
+    "docx": "chunker.readers.docx:DocxReader",
     # "pptx": "chunker.readers.pptx:PptxReader",
     "html": "chunker.readers.html:HtmlReader",
     "markdown": "chunker.readers.text:MarkdownReader",

@@ -1,0 +1,403 @@
+"""Word documents (DOCX) read with python-docx into Markdown with their structure.
+
+python-docx opens the package and gives the styles, numbering, core properties and related
+parts; the body is walked as XML (its children in order, so paragraphs and tables keep their
+order, which `Document.paragraphs` would lose). Headings come from heading styles (`Heading 1`..,
+`Title`) and from outline levels (`w:outlineLvl` on the paragraph or anywhere up its style
+chain, which is how many documents mark them); lists from numbering (bullet or number by the
+level's `numFmt`, nesting by `w:ilvl`); footnotes and endnotes, which python-docx has no API
+for, from their own parts, as `[^n]` references with the notes at the end.
+
+A place's `paragraph` is the block's 0-based index among the body's paragraphs and tables
+(content controls unwrapped); a footnote's is its index among the notes of its part.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
+from chunker.readers.office import (
+    MarkdownBuilder, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
+    suffix_in, zip_has,
+)
+from chunker.readers.sniffing import is_zip, zip_names
+
+W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+BODY_PART = "word/document.xml"
+MONOSPACE = frozenset({"courier new", "courier", "consolas", "menlo", "monaco", "lucida console",
+                       "source code pro", "dejavu sans mono", "liberation mono", "cascadia code"})
+_CODE_STYLE = re.compile(r"code|verbatim|preformatted|source|macro", re.IGNORECASE)
+_CAPTION_STYLE = re.compile(r"caption", re.IGNORECASE)
+_HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
+_BLOCK_START = re.compile(r"^(#|>|[-+*]\s|\d+[.)]\s|\||```|~~~)")
+_LIST_STYLE = re.compile(r"^list(?: bullet| number| paragraph| continue)? ([2-9])$", re.IGNORECASE)
+_OFF = {"0", "false", "off", "none"}
+
+
+def w(tag: str) -> str:
+    return f"{{{W}}}{tag}"
+
+
+def _val(el, tag: str) -> str | None:
+    child = el.find(w(tag)) if el is not None else None
+    return None if child is None else child.get(w("val"), "true")
+
+
+def _on(el, tag: str) -> bool:
+    v = _val(el, tag)
+    return v is not None and v.lower() not in _OFF
+
+
+class _Styles:
+    """The style chain facts a block needs: heading level, code, numbering, run formatting."""
+
+    def __init__(self, styles_el) -> None:
+        self._by_id = {s.get(w("styleId")): s for s in styles_el.iter(w("style"))}
+
+    def _chain(self, style_id: str | None):
+        seen = set()
+        while style_id and style_id not in seen and style_id in self._by_id:
+            seen.add(style_id)
+            el = self._by_id[style_id]
+            yield el
+            style_id = _val(el, "basedOn")
+
+    def name(self, style_id: str | None) -> str:
+        el = self._by_id.get(style_id or "")
+        return (_val(el, "name") or style_id or "") if el is not None else (style_id or "")
+
+    def heading_level(self, style_id: str | None, ppr) -> int | None:
+        lvl = _val(ppr, "outlineLvl")
+        for el in self._chain(style_id):
+            name = _val(el, "name") or ""
+            m = _HEADING_STYLE.match(name)
+            if m:
+                return int(m.group(1))
+            if name.lower() == "title":
+                return 1
+            if lvl is None:
+                lvl = _val(el.find(w("pPr")), "outlineLvl")
+        if lvl is not None and lvl.isdigit() and int(lvl) < 9:  # 9 is body text
+            return int(lvl) + 1
+        return None
+
+    def matches(self, style_id: str | None, pattern: re.Pattern) -> bool:
+        return any(pattern.search(_val(el, "name") or "") for el in self._chain(style_id))
+
+    def numbering(self, style_id: str | None) -> tuple[str, int] | None:
+        for el in self._chain(style_id):
+            num = el.find(f"{w('pPr')}/{w('numPr')}")
+            if num is not None:
+                return _val(num, "numId") or "0", int(_val(num, "ilvl") or 0)
+        return None
+
+    def run_flags(self, style_id: str | None) -> tuple[bool, bool, bool]:
+        bold = italic = code = False
+        for el in self._chain(style_id):
+            rpr = el.find(w("rPr"))
+            bold, italic = bold or _on(rpr, "b"), italic or _on(rpr, "i")
+            code = code or bool(_CODE_STYLE.search(_val(el, "name") or ""))
+        return bold, italic, code
+
+
+class _Numbering:
+    """numId -> bullet or number for each level (`numFmt`), and counters for numbered lists."""
+
+    def __init__(self, numbering_el) -> None:
+        self._fmt: dict[tuple[str, int], str] = {}
+        self._counts: dict[str, list[int]] = {}
+        if numbering_el is None:
+            return
+        abstract = {a.get(w("abstractNumId")): a for a in numbering_el.iter(w("abstractNum"))}
+        for num in numbering_el.iter(w("num")):
+            a = abstract.get(_val(num, "abstractNumId"))
+            for lvl in a.iter(w("lvl")) if a is not None else ():
+                fmt = _val(lvl, "numFmt") or "decimal"
+                self._fmt[(num.get(w("numId")), int(lvl.get(w("ilvl"), "0")))] = fmt
+
+    def marker(self, num_id: str, ilvl: int) -> str:
+        fmt = self._fmt.get((num_id, ilvl), "bullet")
+        counts = self._counts.setdefault(num_id, [0] * 10)
+        ilvl = min(ilvl, 9)
+        counts[ilvl] += 1
+        counts[ilvl + 1:] = [0] * (9 - ilvl)
+        return "- " if fmt in ("bullet", "none") else f"{counts[ilvl]}. "
+
+
+class _Doc:
+    """One conversion: the document's parts and what has been read of them."""
+
+    def __init__(self, document, path: Path) -> None:
+        self.doc = document
+        self.styles = _Styles(document.styles.element)
+        numbering = None
+        try:
+            numbering = document.part.numbering_part.element
+        except (KeyError, NotImplementedError):
+            pass
+        self.numbering = _Numbering(numbering)
+        self.out = MarkdownBuilder()
+        self.notes: dict[tuple[str, str], str] = {}  # (kind, id) -> label, in reference order
+        self.images = 0
+        self._pending_image: dict | None = None  # the image the paragraph being read shows
+        self.warnings: list[str] = []
+
+    # --- inline -------------------------------------------------------------------------
+    def inline(self, p, part, *, plain: bool = False) -> str:
+        """A paragraph's runs as Markdown (emphasis, code, links, note references, images)."""
+        pieces: list[tuple[str, tuple]] = []  # (text, (bold, italic, code, link))
+        self._runs(p, part, pieces, None)
+        if plain:
+            return "".join(t for t, _ in pieces)
+        out, i = [], 0
+        while i < len(pieces):
+            j, flags = i, pieces[i][1]
+            while j < len(pieces) and pieces[j][1] == flags:
+                j += 1
+            out.append(self._format("".join(t for t, _ in pieces[i:j]), flags))
+            i = j
+        return "".join(out)
+
+    @staticmethod
+    def _format(text: str, flags: tuple) -> str:
+        bold, italic, code, link, raw = flags
+        if raw or not text.strip():
+            return text
+        if code:
+            text = inline_code(text)
+        else:
+            text = emphasis(text, "***" if bold and italic else "**" if bold else "*") \
+                if bold or italic else text
+        return f"[{text}]({link})" if link else text
+
+    def _runs(self, el, part, pieces, link) -> None:
+        for child in el:
+            tag = child.tag
+            if tag == w("r"):
+                self._run(child, part, pieces, link)
+            elif tag == w("hyperlink"):
+                rid = child.get(f"{{{R}}}id")
+                target = part.rels[rid].target_ref if rid in part.rels else None
+                anchor = child.get(w("anchor"))
+                self._runs(child, part, pieces, target or (f"#{anchor}" if anchor else None))
+            elif tag in (w("ins"), w("smartTag"), w("fldSimple"), w("customXml"), w("sdtContent")):
+                self._runs(child, part, pieces, link)
+            elif tag == w("sdt"):
+                self._runs(child, part, pieces, link)
+
+    def _run(self, r, part, pieces, link) -> None:
+        rpr = r.find(w("rPr"))
+        bold, italic, code = self.styles.run_flags(_val(rpr, "rStyle"))
+        bold, italic = (_on(rpr, "b") if _val(rpr, "b") else bold), \
+            (_on(rpr, "i") if _val(rpr, "i") else italic)
+        fonts = rpr.find(w("rFonts")) if rpr is not None else None
+        if fonts is not None and (fonts.get(w("ascii")) or "").lower() in MONOSPACE:
+            code = True
+        flags = (bold, italic, code, link, False)
+        for child in r:
+            tag = child.tag
+            if tag == w("t"):
+                pieces.append((child.text or "", flags))
+            elif tag == w("tab"):
+                pieces.append(("\t" if code else " ", flags))
+            elif tag in (w("br"), w("cr")) and child.get(w("type")) not in ("page", "column"):
+                pieces.append(("\n", flags))
+            elif tag == w("noBreakHyphen"):
+                pieces.append(("-", flags))
+            elif tag in (w("footnoteReference"), w("endnoteReference")):
+                kind = "footnote" if tag == w("footnoteReference") else "endnote"
+                key = (kind, child.get(w("id")))
+                label = self.notes.setdefault(key, str(len(self.notes) + 1))
+                pieces.append((f"[^{label}]", (False,) * 4 + (True,)))
+            elif tag == w("drawing"):
+                pieces.append((self._image(child, part), (False,) * 4 + (True,)))
+
+    def _image(self, drawing, part) -> str:
+        blip = next(drawing.iter(f"{{{A}}}blip"), None)
+        pr = next(drawing.iter(f"{{{WP}}}docPr"), None)
+        alt = " ".join(((pr.get("descr") or pr.get("title") or "") if pr is not None else "").split())
+        rid = blip.get(f"{{{R}}}embed") if blip is not None else None
+        if not rid or rid not in part.related_parts:
+            return f"![{alt}]()" if alt else ""
+        img = part.related_parts[rid]
+        self.images += 1
+        ext = str(img.partname).rsplit(".", 1)[-1].lower()
+        name = f"image-{self.images}.{ext}"
+        self._pending_image = dict(name=name, data=img.blob, mime=img.content_type, alt=alt or None)
+        return f"![{alt}]({name})"
+
+    # --- blocks -------------------------------------------------------------------------
+    def blocks(self, parent):
+        """The block elements in order, content controls (`w:sdt`) unwrapped."""
+        for child in parent:
+            if child.tag in (w("p"), w("tbl")):
+                yield child
+            elif child.tag == w("sdt"):
+                content = child.find(w("sdtContent"))
+                if content is not None:
+                    yield from self.blocks(content)
+
+    def body(self) -> None:
+        part = self.doc.part
+        blocks = list(self.blocks(self.doc.element.body))
+        code: list[str] = []
+        code_at = 0
+        for index, el in enumerate(blocks):
+            if el.tag == w("tbl"):
+                self._flush_code(code, code_at)
+                self.out.add(self.table(el, part), part=BODY_PART, paragraph=index)
+                continue
+            ppr = el.find(w("pPr"))
+            style = _val(ppr, "pStyle")
+            if self.styles.matches(style, _CODE_STYLE) and not self.styles.heading_level(style, ppr):
+                if not code:
+                    code_at = index
+                code.append(self.inline(el, part, plain=True))
+                continue
+            self._flush_code(code, code_at)
+            self.paragraph(el, ppr, style, index, blocks[index + 1] if index + 1 < len(blocks) else None)
+        self._flush_code(code, code_at)
+
+    def _flush_code(self, code: list[str], index: int) -> None:
+        if code:
+            self.out.add(fence("\n".join(code)), part=BODY_PART, paragraph=index)
+            code.clear()
+
+    def paragraph(self, p, ppr, style, index: int, following) -> None:
+        part = self.doc.part
+        level = self.styles.heading_level(style, ppr)
+        if level is not None:
+            self.out.add(heading(level, self.inline(p, part, plain=True).strip()),
+                         part=BODY_PART, paragraph=index)
+            return
+        self._pending_image = None
+        text = self.inline(p, part).strip()
+        if self._pending_image is not None:
+            caption = None
+            if following is not None and following.tag == w("p"):
+                f_style = _val(following.find(w("pPr")), "pStyle")
+                if self.styles.matches(f_style, _CAPTION_STYLE):
+                    caption = " ".join(self.inline(following, part, plain=True).split()) or None
+            self.out.image(**self._pending_image, caption=caption)
+        num = ppr.find(w("numPr")) if ppr is not None else None
+        numbering = ((_val(num, "numId") or "0", int(_val(num, "ilvl") or 0))
+                     if num is not None else self.styles.numbering(style))
+        nested = _LIST_STYLE.match(self.styles.name(style))
+        if numbering and nested and (num is None or _val(num, "ilvl") is None):
+            numbering = (numbering[0], int(nested.group(1)) - 1)  # `List Bullet 2` nests by its name
+        if numbering and numbering[0] != "0" and text:
+            num_id, ilvl = numbering
+            marker = self.numbering.marker(num_id, ilvl)
+            self.out.add("    " * ilvl + marker + " ".join(text.split("\n")), group=num_id,
+                         part=BODY_PART, paragraph=index)
+            return
+        if _BLOCK_START.match(text) and not text.startswith("!["):
+            text = "\\" + text  # plain text that Markdown would read as structure
+        self.out.add(text, part=BODY_PART, paragraph=index)
+
+    def table(self, tbl, part) -> str:
+        rows: list[list[str]] = []
+        for tr in tbl.iter(w("tr")):
+            if tr.getparent() is not tbl and tr.getparent().getparent() is not tbl:
+                continue  # a nested table's row: its text is in the outer cell
+            row: list[str] = []
+            for tc in tr.iter(w("tc")):
+                if tc.getparent() is not tr:
+                    continue
+                tcpr = tc.find(w("tcPr"))
+                span = int(_val(tcpr, "gridSpan") or 1)
+                merged = tcpr is not None and tcpr.find(w("vMerge")) is not None \
+                    and _val(tcpr, "vMerge") != "restart"
+                text = "" if merged else " ".join(
+                    self.inline(p, part) for p in tc.iter(w("p"))).strip()
+                row += [text] + [""] * (span - 1)
+            rows.append(row)
+        return gfm_table(rows)
+
+    def notes_section(self) -> None:
+        """The referenced footnotes and endnotes, `[^n]: text`, in reference order."""
+        if not self.notes:
+            return
+        import lxml.etree as etree
+
+        wanted = {}
+        for rel in self.doc.part.rels.values():
+            kind = rel.reltype.rsplit("/", 1)[-1]
+            if kind in ("footnotes", "endnotes") and not rel.is_external:
+                note_part = rel.target_part
+                root = etree.fromstring(note_part.blob)
+                name = str(note_part.partname).lstrip("/")
+                for i, note in enumerate(root.findall(w(kind[:-1]))):
+                    wanted[(kind[:-1], note.get(w("id")))] = (note, name, i, note_part)
+        for key, label in self.notes.items():
+            if key not in wanted:
+                self.warnings.append(f"{key[0]} {key[1]} is referenced but missing")
+                continue
+            note, name, i, note_part = wanted[key]
+            text = " ".join(self.inline(p, note_part) for p in note.iter(w("p"))).strip()
+            self.out.add(f"[^{label}]: {text}", part=name, paragraph=i)
+
+
+def _metadata(document) -> Metadata:
+    cp = document.core_properties
+    authors = tuple(a.strip() for a in re.split(r"[;,]", cp.author or "") if a.strip())
+    when = cp.created or cp.modified
+    language = cp.language or None
+    if not language:
+        lang = document.styles.element.find(f"{w('docDefaults')}/{w('rPrDefault')}/{w('rPr')}/{w('lang')}")
+        language = lang.get(w("val")) if lang is not None else None
+    return Metadata(title=(cp.title or "").strip() or None, authors=authors,
+                    date=when.date().isoformat() if when else None, language=language)
+
+
+def extract_docx(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
+    """The document as Markdown with its places, metadata, images and notes."""
+    path = Path(path)
+    try:
+        import docx
+        from docx.opc.exceptions import PackageNotFoundError
+    except ImportError as exc:
+        raise ExtraMissing(f"reading {path.name} needs the docx extra: "
+                           "pip install 'chunker-tree[docx]'", "docx") from exc
+    open_zip(path, kind="docx", label="Word document", required=BODY_PART,
+             max_bytes=max_bytes).close()
+    try:
+        document = docx.Document(str(path))
+        conv = _Doc(document, path)
+        conv.body()
+        conv.notes_section()
+    except (PackageNotFoundError, KeyError, ValueError, OSError) as exc:
+        raise ReaderError(f"{path} is a damaged Word document ({exc})",
+                          reason="broken-docx") from exc
+    except Exception as exc:  # lxml's XMLSyntaxError, zlib errors of a damaged member
+        if type(exc).__module__.startswith(("lxml", "zlib", "zipfile")):
+            raise ReaderError(f"{path} is a damaged Word document ({exc})",
+                              reason="broken-docx") from exc
+        raise
+    return conv.out.build(_metadata(document), conv.warnings)
+
+
+class DocxReader(Reader):
+    id = "docx"
+    label = "Word document"
+    extra = "docx"
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        if is_ole(head):  # password-protected (or legacy) Word file: read() says which
+            return suffix_in(path, (".docx", ".docm", ".doc"))
+        return is_zip(head) and zip_has(path, zip_names(path), BODY_PART)
+
+    def available(self) -> str | None:
+        return missing_modules(["docx"], self.extra, "reading Word documents")
+
+    def read(self, path: Path, settings: ReadSettings) -> Extracted:
+        result = extract_docx(path, max_bytes=settings.max_bytes)
+        if not result.markdown.strip():
+            raise ReaderError(f"{path} has no text", reason="empty")
+        return result

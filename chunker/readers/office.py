@@ -1,0 +1,190 @@
+"""What the office readers (DOCX, ODT, PPTX) share: Markdown assembled block by block with
+the place each block came from, GFM tables, and telling a broken or encrypted container apart.
+
+Blocks are joined by a blank line (list items of one list by a newline); the separator after a
+block belongs to that block's place, so the places tile the text with no gaps.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import zipfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from chunker.readers.model import Extracted, Image, Metadata, Place, ReaderError
+
+OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
+"""An OLE compound file: what Office writes for a password-protected OOXML document (and for the
+legacy .doc/.ppt formats)."""
+_ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
+_LOCAL_HEADER = re.compile(rb"PK\x03\x04.{22}(..)(..)", re.DOTALL)
+_SCAN_BYTES = 64 * 1024 * 1024
+
+
+@dataclass(slots=True)
+class _Block:
+    text: str
+    place: dict
+    group: object  # a list item's list: joined to the next item of the same list by one newline
+
+
+class MarkdownBuilder:
+    """Collects blocks of Markdown with their places; `build()` joins and tiles them."""
+
+    def __init__(self) -> None:
+        self._blocks: list[_Block] = []
+        self._images: list[Image] = []
+        self._pending: list[dict] = []  # images shown by the next block
+        self._offset = 0  # where the text so far ends
+
+    def add(self, text: str, *, group: object = None, **place: object) -> None:
+        """One block (a paragraph, a heading, a table, a list item); empty text is dropped.
+        List items of one list share a `group` (any value but None)."""
+        text = text.strip("\n")
+        if not text.strip():
+            return
+        if self._blocks:
+            prev = self._blocks[-1]
+            self._offset += len(self._sep(prev, group))
+        self._images += [Image(offset=self._offset, **image) for image in self._pending]
+        self._pending.clear()
+        self._blocks.append(_Block(text, dict(place), group))
+        self._offset += len(text)
+
+    def image(self, name: str, data: bytes, mime: str, *, alt: str | None,
+              caption: str | None = None) -> None:
+        """An image shown by the next block added (its `![alt](name)` is in that block's text)."""
+        self._pending.append(dict(name=name, data=data, mime=mime, alt=alt, caption=caption))
+
+    @staticmethod
+    def _sep(block: _Block, group: object) -> str:
+        return "\n" if block.group is not None and block.group == group else "\n\n"
+
+    def build(self, metadata: Metadata, notes: list[str] | tuple[str, ...] = ()) -> Extracted:
+        parts: list[str] = []
+        places: list[Place] = []
+        pos = 0
+        for i, block in enumerate(self._blocks):
+            nxt = self._blocks[i + 1] if i + 1 < len(self._blocks) else None
+            sep = "\n" if nxt is None else self._sep(block, nxt.group)
+            chunk = block.text + sep
+            parts.append(chunk)
+            places.append(Place(start=pos, end=pos + len(chunk), **block.place))
+            pos += len(chunk)
+        return Extracted(markdown="".join(parts), places=tuple(places), metadata=metadata,
+                         images=tuple(self._images), notes=tuple(notes))
+
+
+def heading(level: int, text: str) -> str:
+    """`## text` with the level clamped to Markdown's six, the text on one line."""
+    return "#" * max(1, min(6, level)) + " " + " ".join(text.split())
+
+
+def cell_text(text: str) -> str:
+    """A table cell's content on one line, its pipes escaped."""
+    return " ".join(text.split()).replace("|", "\\|")
+
+
+def gfm_table(rows: list[list[str]]) -> str:
+    """A GFM pipe table; the first row is the header (GFM has no table without one)."""
+    if not rows:
+        return ""
+    width = max(len(r) for r in rows)
+    rows = [[cell_text(c) for c in r] + [""] * (width - len(r)) for r in rows]
+    lines = ["| " + " | ".join(rows[0]) + " |", "|" + "---|" * width]
+    lines += ["| " + " | ".join(r) + " |" for r in rows[1:]]
+    return "\n".join(lines)
+
+
+def fence(code: str) -> str:
+    """A fenced code block, its fence longer than any backtick run inside."""
+    longest = max((len(m) for m in re.findall(r"`+", code)), default=0)
+    ticks = "`" * max(3, longest + 1)
+    return f"{ticks}\n{code.rstrip(chr(10))}\n{ticks}"
+
+
+def inline_code(text: str) -> str:
+    longest = max((len(m) for m in re.findall(r"`+", text)), default=0)
+    ticks = "`" * (longest + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{ticks}{pad}{text}{pad}{ticks}"
+
+
+def emphasis(text: str, marker: str) -> str:
+    """`*text*` with the run's outer spaces kept outside the markers (`* a*` is no emphasis)."""
+    core = text.strip()
+    if not core:
+        return text
+    lead = text[: len(text) - len(text.lstrip())]
+    trail = text[len(text.rstrip()):]
+    return f"{lead}{marker}{core}{marker}{trail}"
+
+
+def open_zip(path: Path, *, kind: str, label: str, required: str,
+             max_bytes: int | None = None) -> zipfile.ZipFile:
+    """The container, or ReaderError: `encrypted-<kind>` for a password-protected Office file
+    (an OLE compound file holding an EncryptedPackage), `broken-<kind>` for a truncated or
+    damaged zip or one without its `required` member."""
+    with open(path, "rb") as f:
+        head = f.read(len(OLE_MAGIC))
+    if head == OLE_MAGIC:
+        raise ole_error(path, kind=kind, label=label)
+    try:
+        z = zipfile.ZipFile(path)
+        names = set(z.namelist())
+    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+        raise ReaderError(f"{path} is a damaged {label} (not a readable zip: {exc})",
+                          reason=f"broken-{kind}") from exc
+    if required not in names:
+        z.close()
+        raise ReaderError(f"{path} is a damaged {label} (it has no {required})",
+                          reason=f"broken-{kind}")
+    if max_bytes is not None:
+        size = sum(i.file_size for i in z.infolist())
+        if size > max_bytes:
+            z.close()
+            raise ReaderError(f"{path} holds {size} bytes uncompressed, over the limit of "
+                              f"{max_bytes} (--max-bytes)", reason="too-large")
+    return z
+
+
+def ole_error(path: Path, *, kind: str, label: str) -> ReaderError:
+    data = Path(path).read_bytes()[:_SCAN_BYTES]
+    if _ENCRYPTED_STREAM in data:
+        return ReaderError(f"{path} is a password-protected {label}: save it without a "
+                           "password and read that copy", reason=f"encrypted-{kind}")
+    return ReaderError(f"{path} is a legacy Office (97-2003) file, not a {label}: save it "
+                       f"as .{kind} and read that copy", reason=f"legacy-{kind}")
+
+
+def is_ole(head: bytes) -> bool:
+    return head.startswith(OLE_MAGIC)
+
+
+def local_names(path: Path) -> set[str]:
+    """Member names from the zip's local headers, read front to back: what a truncated zip
+    (no central directory) still says about itself."""
+    try:
+        with open(path, "rb") as f:
+            data = f.read(_SCAN_BYTES)
+    except OSError:
+        return set()
+    names = set()
+    for m in _LOCAL_HEADER.finditer(data):
+        n = int.from_bytes(m.group(1), "little")
+        start = m.end()
+        names.add(data[start:start + n].decode("utf-8", "replace"))
+    return names
+
+
+def zip_has(path: Path, names: frozenset[str], member: str) -> bool:
+    """The zip holds `member`: by its directory, or for a damaged zip by its local headers."""
+    if names:
+        return member in names
+    return member in local_names(path)
+
+
+def suffix_in(path: Path, suffixes: tuple[str, ...]) -> bool:
+    return os.fspath(path).lower().endswith(suffixes)
