@@ -24,7 +24,7 @@ BUILTINS: dict[str, str] = {
     # Sniff order: the first reader whose `sniff` says yes reads the file. One line a format.
     "pdf": "chunker.readers.pdf:PdfReader",
     "epub": "chunker.readers.epub:EpubReader",
-    # "odt": "chunker.readers.odt:OdtReader",
+    "odt": "chunker.readers.odt:OdtReader",
     "docx": "chunker.readers.docx:DocxReader",
     # "pptx": "chunker.readers.pptx:PptxReader",
     "html": "chunker.readers.html:HtmlReader",
