@@ -26,7 +26,7 @@ BUILTINS: dict[str, str] = {
     "epub": "chunker.readers.epub:EpubReader",
     "odt": "chunker.readers.odt:OdtReader",
     "docx": "chunker.readers.docx:DocxReader",
-    # "pptx": "chunker.readers.pptx:PptxReader",
+    "pptx": "chunker.readers.pptx:PptxReader",
     "html": "chunker.readers.html:HtmlReader",
     "markdown": "chunker.readers.text:MarkdownReader",
 }

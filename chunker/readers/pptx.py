@@ -1,0 +1,233 @@
+"""Slide decks (PPTX) read with python-pptx: each slide a section under its title.
+
+A slide's title placeholder becomes `# title` (an untitled slide continues the section before
+it, as a deck's continuation slides do); its other shapes follow in reading order (top to
+bottom, then left to right, groups opened): text frames as paragraphs (bullets and numbers
+where the paragraph or its body placeholder has them, nested by level; a paragraph set wholly
+in bold and short, the way decks mark a sub-heading, as `## text`; monospace paragraphs as
+code), tables as GFM tables, pictures as images; then the speaker notes as a quoted block
+starting `Notes:`.
+
+A place's `slide` is the 1-based slide number and its `part` the slide's (or notes') XML part.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
+from chunker.readers.office import (
+    MarkdownBuilder, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
+    suffix_in, zip_has,
+)
+from chunker.readers.sniffing import is_zip, zip_names
+
+A = "http://schemas.openxmlformats.org/drawingml/2006/main"
+PRESENTATION = "ppt/presentation.xml"
+SUBHEADING_MAX_WORDS = 12
+"""A wholly bold paragraph of at most this many words, not ending as a sentence, is a sub-heading."""
+_MONO = re.compile(r"mono|courier|consolas|menlo|monaco|code", re.IGNORECASE)
+_BLOCK_START = re.compile(r"^(#|>|[-+*]\s|\d+[.)]\s|\||```|~~~)")
+_BODY_TYPES = {"BODY", "OBJECT"}  # placeholders whose paragraphs are bullets unless marked
+
+
+def _a(tag: str) -> str:
+    return f"{{{A}}}{tag}"
+
+
+class _Deck:
+    def __init__(self, prs) -> None:
+        self.prs = prs
+        self.out = MarkdownBuilder()
+        self.images = 0
+
+    def slide(self, number: int, slide) -> None:
+        part = str(slide.part.partname).lstrip("/")
+        where = dict(part=part, slide=number)
+        title_shape = slide.shapes.title
+        if title_shape is not None and title_shape.has_text_frame and title_shape.text_frame.text.strip():
+            self.out.add(heading(1, title_shape.text_frame.text), **where)
+        for shape in self._ordered(slide.shapes, skip=title_shape):
+            self.shape(shape, where)
+        if slide.has_notes_slide:
+            notes = slide.notes_slide
+            frame = notes.notes_text_frame
+            paras = [self.inline(p) for p in frame.paragraphs] if frame is not None else []
+            paras = [p.strip() for p in paras if p.strip()]
+            if paras:
+                text = "> Notes: " + "\n>\n> ".join(paras)
+                self.out.add(text, part=str(notes.part.partname).lstrip("/"), slide=number)
+
+    @staticmethod
+    def _ordered(shapes, skip=None):
+        def key(s):
+            return (s.top if s.top is not None else 0, s.left if s.left is not None else 0)
+        return sorted((s for s in shapes if skip is None or s.shape_id != skip.shape_id), key=key)
+
+    def shape(self, shape, where: dict) -> None:
+        kind = getattr(shape, "shape_type", None)
+        if hasattr(shape, "shapes") and kind is not None and int(kind) == 6:  # a group
+            for inner in self._ordered(shape.shapes):
+                self.shape(inner, where)
+        elif getattr(shape, "has_table", False) and shape.has_table:
+            self.out.add(self.table(shape.table), **where)
+        elif kind is not None and int(kind) == 13 or hasattr(shape, "image") and not shape.has_text_frame:
+            self.picture(shape, where)
+        elif shape.has_text_frame:
+            self.frame(shape, where)
+
+    def _placeholder_type(self, shape) -> str | None:
+        if not shape.is_placeholder:
+            return None
+        try:
+            return shape.placeholder_format.type.name
+        except (AttributeError, ValueError):
+            return None
+
+    def frame(self, shape, where: dict) -> None:
+        body = self._placeholder_type(shape) in _BODY_TYPES
+        code: list[str] = []
+        counters = [0] * 10
+        for p in shape.text_frame.paragraphs:
+            ppr = p._p.pPr
+            runs = [r for r in p.runs if r.text.strip()]
+            if runs and all(_MONO.search(r.font.name or "") for r in runs):
+                code.append(p.text)
+                continue
+            if code:
+                self.out.add(fence("\n".join(code)), **where)
+                code = []
+            text = self.inline(p).strip()
+            if not text:
+                continue
+            bullet = self._bullet(ppr, body)
+            level = min(p.level, 9)
+            if bullet:
+                counters[level] += 1
+                counters[level + 1:] = [0] * (9 - level)
+                marker = f"{counters[level]}. " if bullet == "number" else "- "
+                self.out.add("    " * level + marker + " ".join(text.split("\n")), group=shape.shape_id, **where)
+            elif runs and all(r.font.bold for r in runs) and len(p.text.split()) <= SUBHEADING_MAX_WORDS \
+                    and not p.text.rstrip().endswith((".", ",", ";", ":")):
+                self.out.add(heading(2, p.text), **where)
+            else:
+                if _BLOCK_START.match(text) and not text.startswith("!["):
+                    text = "\\" + text
+                self.out.add(text, **where)
+        if code:
+            self.out.add(fence("\n".join(code)), **where)
+
+    @staticmethod
+    def _bullet(ppr, body: bool) -> str | None:
+        if ppr is not None:
+            if ppr.find(_a("buNone")) is not None:
+                return None
+            if ppr.find(_a("buAutoNum")) is not None:
+                return "number"
+            if ppr.find(_a("buChar")) is not None:
+                return "bullet"
+        return "bullet" if body else None
+
+    @staticmethod
+    def inline(paragraph) -> str:
+        out = []
+        for child in paragraph._p:
+            if child.tag == _a("br"):
+                out.append("\n")
+                continue
+            if child.tag not in (_a("r"), _a("fld")):
+                continue
+            text = "".join(t.text or "" for t in child.iter(_a("t")))
+            rpr = child.find(_a("rPr"))
+            if not text.strip() or rpr is None:
+                out.append(text)
+                continue
+            latin = rpr.find(_a("latin"))
+            if latin is not None and _MONO.search(latin.get("typeface") or ""):
+                text = inline_code(text)
+            elif rpr.get("b") in ("1", "true") or rpr.get("i") in ("1", "true"):
+                bold, italic = rpr.get("b") in ("1", "true"), rpr.get("i") in ("1", "true")
+                text = emphasis(text, "***" if bold and italic else "**" if bold else "*")
+            link = rpr.find(_a("hlinkClick"))
+            rid = link.get("{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id") \
+                if link is not None else None
+            if rid:
+                rels = paragraph.part.rels if hasattr(paragraph, "part") else {}
+                if rid in rels and rels[rid].is_external:
+                    text = f"[{text}]({rels[rid].target_ref})"
+            out.append(text)
+        return "".join(out)
+
+    @staticmethod
+    def table(table) -> str:
+        rows = []
+        for row in table.rows:
+            rows.append(["" if cell.is_spanned else " ".join(
+                _Deck.inline(p) for p in cell.text_frame.paragraphs) for cell in row.cells])
+        return gfm_table(rows)
+
+    def picture(self, shape, where: dict) -> None:
+        try:
+            image = shape.image
+        except (AttributeError, ValueError, KeyError):
+            return
+        alt = " ".join((shape._element.xpath("./*[1]/*[local-name()='cNvPr']/@descr") or [""])[0].split())
+        self.images += 1
+        name = f"image-{self.images}.{image.ext}"
+        self.out.image(name=name, data=image.blob, mime=image.content_type, alt=alt or None)
+        self.out.add(f"![{alt}]({name})", **where)
+
+
+def _metadata(prs) -> Metadata:
+    cp = prs.core_properties
+    authors = tuple(a.strip() for a in re.split(r"[;,]", cp.author or "") if a.strip())
+    when = cp.created or cp.modified
+    return Metadata(title=(cp.title or "").strip() or None, authors=authors,
+                    date=when.date().isoformat() if when else None, language=cp.language or None)
+
+
+def extract_pptx(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
+    path = Path(path)
+    try:
+        import pptx
+        from pptx.exc import PackageNotFoundError
+    except ImportError as exc:
+        raise ExtraMissing(f"reading {path.name} needs the pptx extra: "
+                           "pip install 'chunker-tree[pptx]'", "pptx") from exc
+    open_zip(path, kind="pptx", label="PowerPoint deck", required=PRESENTATION,
+             max_bytes=max_bytes).close()
+    try:
+        prs = pptx.Presentation(str(path))
+        deck = _Deck(prs)
+        for number, slide in enumerate(prs.slides, 1):
+            deck.slide(number, slide)
+    except (PackageNotFoundError, KeyError, ValueError, OSError) as exc:
+        raise ReaderError(f"{path} is a damaged PowerPoint deck ({exc})", reason="broken-pptx") from exc
+    except Exception as exc:  # lxml's XMLSyntaxError, zlib errors of a damaged member
+        if type(exc).__module__.startswith(("lxml", "zlib", "zipfile")):
+            raise ReaderError(f"{path} is a damaged PowerPoint deck ({exc})",
+                              reason="broken-pptx") from exc
+        raise
+    return deck.out.build(_metadata(prs))
+
+
+class PptxReader(Reader):
+    id = "pptx"
+    label = "PowerPoint deck"
+    extra = "pptx"
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        if is_ole(head):
+            return suffix_in(path, (".pptx", ".pptm", ".ppt"))
+        return is_zip(head) and zip_has(path, zip_names(path), PRESENTATION)
+
+    def available(self) -> str | None:
+        return missing_modules(["pptx"], self.extra, "reading PowerPoint decks")
+
+    def read(self, path: Path, settings: ReadSettings) -> Extracted:
+        result = extract_pptx(path, max_bytes=settings.max_bytes)
+        if not result.markdown.strip():
+            raise ReaderError(f"{path} has no text", reason="empty")
+        return result
