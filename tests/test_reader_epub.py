@@ -209,3 +209,16 @@ def test_registry_sniffs_and_reads_epub(tmp_path):
     found = ReaderRegistry().sniff(book)
     assert found.id == "epub"
     assert "# Chapter One" in found.read(book, ReadSettings()).markdown
+
+
+def test_an_unreadable_chapter_is_left_out_with_a_note(tmp_path):
+    book = make_book(tmp_path / "book.epub")
+    bad = tmp_path / "bad.epub"
+    with zipfile.ZipFile(book) as zin, zipfile.ZipFile(bad, "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            zout.writestr(info, b"\x00\x01 not a page" if info.filename.endswith("two.xhtml") else data)
+    got = extract_epub(bad)
+    got.check()
+    assert got.notes == ("EPUB/text/two.xhtml: not readable as XHTML, left out",)
+    assert "First chapter text" in got.markdown and "Second chapter text" not in got.markdown

@@ -49,7 +49,7 @@ def test_headings_keep_their_levels_and_main_content_only():
     for secret in ("stylesecret", "scriptsecret", "cookiesecret", "navsecret", "asidesecret",
                    "footersecret", "Accept", "color: red"):
         assert secret not in md, secret
-    assert "Cats are _small_ carnivores, see [the guide](https://example.org/cats)." in md
+    assert "Cats are *small* carnivores, see [the guide](https://example.org/cats)." in md
     assert "`inline_code()`" in md and "**second**" in md
     assert "![a sleeping cat](cat.png)" in md
 
@@ -185,3 +185,17 @@ def test_registry_sniffs_html():
     from chunker.readers.registry import ReaderRegistry
 
     assert ReaderRegistry().sniff(DATA / "the-time-machine-chapter-3.xhtml").id == "html"
+
+
+def test_permalinks_layout_tables_and_line_starts():
+    page = """<html><body>
+    <h2 id="setup">Set<a href="#setup">up</a><a class="headerlink" href="#setup">¶</a></h2>
+    <table role="presentation"><tr><td><p>Layout cell one.</p></td><td><p>Layout cell two.</p></td></tr></table>
+    <p>2024. A year that opens a line.</p><p># not a heading</p>
+    <p>un<em>break</em>able</p>
+    <pre>line one<br>line two</pre>
+    </body></html>""".encode()
+    md = extract_html(page).markdown
+    assert md == ("## Setup\n\nLayout cell one.\n\nLayout cell two.\n\n"
+                  "2024\\. A year that opens a line.\n\n\\# not a heading\n\n"
+                  "un*break*able\n\n```\nline one\nline two\n```\n")

@@ -110,9 +110,11 @@ def structure(blocks: list[Block], entries: list[Entry], depth: int) -> tuple[li
     """One chapter's blocks with the TOC entries that point into it as headings at their depth,
     the chapter's own headings shifted below; `depth` is the TOC depth in force at its start."""
     starts: dict[int, list[Entry]] = {}
-    for entry in entries:
+    for n, entry in enumerate(entries):
         at = 0 if entry.fragment is None else next(
             (i for i, b in enumerate(blocks) if entry.fragment in b.ids), None)
+        if at is None and n == 0 and blocks:
+            at = 0  # the first entry's id was on nothing we keep: it still opens the chapter
         if at is not None:
             starts.setdefault(at, []).append(entry)
     out: list[Block] = []
@@ -153,8 +155,8 @@ def extract_epub(path) -> Extracted:
         reader.process()
     except ReaderError:
         raise
-    except (zipfile.BadZipFile, zlib.error, OSError, KeyError, EOFError, ValueError,
-            epub.EpubException) as exc:
+    except Exception as exc:  # noqa: BLE001 - ebooklib raises KeyError, AttributeError, lxml's
+        # and zipfile's errors on a malformed book: each is a broken EPUB to the user
         raise ReaderError(f"{path.name} is not a readable EPUB ({type(exc).__name__}: "
                           f"{str(exc)[:120]})", "broken-epub") from None
     opf_dir = reader.opf_dir
@@ -166,7 +168,8 @@ def extract_epub(path) -> Extracted:
     depth, notes = 0, []
     for idref, _linear in book.spine:
         item = book.get_item_with_id(idref)
-        if item is None or item.media_type not in ("application/xhtml+xml", "text/html"):
+        if (item is None or item.media_type not in ("application/xhtml+xml", "text/html")
+                or isinstance(item, epub.EpubNav)):  # the nav document is the TOC, read above
             continue
         part = posixpath.normpath(posixpath.join(opf_dir, item.file_name))
 
@@ -178,7 +181,7 @@ def extract_epub(path) -> Extracted:
             return names[href]
 
         try:
-            root = parse(item.get_content())
+            root = parse(item.content)  # the bytes as stored (get_content rebuilds the page)
         except ReaderError:
             notes.append(f"{part}: not readable as XHTML, left out")
             continue

@@ -81,6 +81,9 @@ def parse(data: bytes):
     if root is None:
         text = _decode(data)
         text = re.sub(r"^\s*<\?xml[^>]*\?>", "", text)
+        if "\x00" in text:
+            raise ReaderError("the file holds NUL bytes: it is no HTML page", "broken-html")
+        text = re.sub(r"[\x01-\x08\x0b\x0c\x0e-\x1f]", "", text)  # lxml refuses control characters
         try:
             root = html.document_fromstring(text) if text.strip() else None
         except (etree.ParserError, ValueError):
@@ -97,6 +100,8 @@ def parse(data: bytes):
 def _decode(data: bytes) -> str:
     if data.startswith(b"\xef\xbb\xbf"):
         return data[3:].decode("utf-8", "replace")
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return data.decode("utf-16", "replace")
     match = re.search(rb"""<meta[^>]+charset=["']?([\w-]+)""", data[:4096], re.I)
     if match:
         try:
@@ -171,7 +176,8 @@ def prune(root, chrome: bool = True) -> None:
                 el.tag in CHROME or role in BOILERPLATE_ROLES
                 or (el.tag == "header" and not any(h in HEADINGS for h in _tags(el)))
                 or (el.tag not in ("body", "html", "main", "article")
-                    and BOILERPLATE_WORDS.search(label) and len(text_of(el)) < total / 2))):
+                    and BOILERPLATE_WORDS.search(label) and len(text_of(el)) < total / 2
+                    and next(el.iter("h1"), None) is None))):
             doomed.append(el)
     for el in doomed:
         if el.getparent() is not None and not any(a in doomed for a in el.iterancestors()):
@@ -207,7 +213,10 @@ def content_root(root, main_text: Callable[[str], str] | None = readability_text
         return body
     from lxml import etree
 
-    article = main_text(etree.tostring(body, encoding="unicode", method="html"))
+    try:
+        article = main_text(etree.tostring(body, encoding="unicode", method="html"))
+    except Exception:  # noqa: BLE001 - a locator that fails on a page leaves it whole
+        article = ""
     if not article:
         return body
     held: dict = {}
@@ -237,8 +246,15 @@ def _inline_code(text: str) -> str:
     return f"{tick}{pad}{text}{pad}{tick}"
 
 
-_LINE_START = re.compile(r"^(\s*)([#>+-]|\d+[.)])(?=\s|$)", re.M)
+_LINE_START = re.compile(r"^(\s*)([#>+*-]|(\d+)([.)]))(?=\s|$)", re.M)
 _BR = "\x00"
+
+
+def _escape_marker(m: re.Match) -> str:
+    """A paragraph line that would read as a heading, quote or list item: `\\#`, `2024\\.`."""
+    if m.group(3):
+        return f"{m.group(1)}{m.group(3)}\\{m.group(4)}"
+    return f"{m.group(1)}\\{m.group(2)}"
 
 
 def _clean(text: str) -> str:
@@ -256,6 +272,7 @@ class Writer:
         self.image_name = image_name or (lambda src: src)
         self._pending: list[str] = []
         self._anchor: str | None = None
+        self._in_heading = False  # a heading's links are kept as their text
 
     # --- blocks -------------------------------------------------------------------------
     def walk(self, el) -> list[Block]:
@@ -296,22 +313,28 @@ class Writer:
     def _flush(self, run: list) -> None:
         text = _clean("".join(self._inline(p) for p in run))
         if text:
-            self._emit(_LINE_START.sub(r"\1\\\2", text), run)
+            self._emit(_LINE_START.sub(_escape_marker, text), run)
         else:
             self._emit("", run)
 
     def _block(self, el) -> None:
         tag = el.tag
         if tag in HEADINGS:
+            self._in_heading = True
             title = _clean(self._inner(el)).replace("\n", " ")
+            self._in_heading = False
             self._emit(f"{'#' * HEADINGS[tag]} {title}" if title else "", [el],
                        HEADINGS[tag], text_of(el))
         elif tag == "pre":
             self._emit(self._pre(el), [el])
         elif tag in ("ul", "ol"):
             self._emit("\n".join(self._list(el)), [el])
-        elif tag == "table":
+        elif tag == "table" and not _layout_table(el):
             self._emit(self._table(el), [el])
+        elif tag in ("table", "thead", "tbody", "tfoot", "tr"):  # a layout table: its cells
+            for row in el:
+                if isinstance(row.tag, str):
+                    self._block(row) if row.tag in ("thead", "tbody", "tfoot", "tr") else self._container(row)
         elif tag == "hr":
             self._emit("---", [el])
         elif tag == "blockquote":
@@ -321,7 +344,11 @@ class Writer:
             self._container(el)
 
     def _pre(self, el) -> str:
+        for br in list(el.iter("br")):  # some sites break a code block's lines with <br>
+            br.tail = "\n" + (br.tail or "")
         code = "".join(el.itertext()).strip("\n")
+        if not code.strip():
+            return ""
         lang = ""
         for node in (el, *el.iter("code")):
             for cls in (node.get("class") or "").split():
@@ -419,7 +446,7 @@ class Writer:
         if tag == "math":
             return node.get("alttext") or text_of(node)
         inner = self._inner(node, block_gap=True)
-        marks = {"em": "_", "i": "_", "cite": "_", "dfn": "_", "var": "_",
+        marks = {"em": "*", "i": "*", "cite": "*", "dfn": "*", "var": "*",
                  "strong": "**", "b": "**"}
         if tag in marks or (tag == "a" and node.get("href")):
             core = inner.strip(" \t\r\n")
@@ -429,13 +456,23 @@ class Writer:
             trail = " " if inner[-1:].isspace() else ""
             if tag == "a":
                 href = node.get("href").strip().replace(" ", "%20").replace(")", "%29")
-                if href.lower().startswith("javascript:"):
+                if not re.search(r"\w", core.replace(_BR, "")):
+                    return ""  # a permalink glyph (¶, #, §) is no text of the page
+                if href.lower().startswith("javascript:") or self._in_heading:
                     return inner
                 core = f"[{core}]({href})"
             else:
                 core = f"{marks[tag]}{core}{marks[tag]}"
             return f"{lead}{core}{trail}"
         return inner
+
+
+def _layout_table(el) -> bool:
+    """A table used to lay out a page, not to hold data: its cells are read as blocks."""
+    if (el.get("role") or "").lower() in ("presentation", "none") or next(el.iterdescendants("table"), None) is not None:
+        return True
+    rows = [tr for tr in el.iter("tr")]
+    return bool(rows) and all(len([c for c in tr if getattr(c, "tag", "") in ("td", "th")]) <= 1 for tr in rows)
 
 
 def _int(value: str | None) -> int:
