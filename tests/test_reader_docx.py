@@ -244,3 +244,15 @@ def test_missing_library_is_extra_missing(report, monkeypatch):
     with pytest.raises(ExtraMissing) as err:
         extract_docx(report)
     assert err.value.extra == "docx" and err.value.reason == "needs-extra:docx"
+
+
+def test_check_refuses_early(report, tmp_path):
+    """The corpus's cheap test on discovery: the same reasons as `read`, from the bytes."""
+    reader = DocxReader()
+    reader.check(report.read_bytes(), report, ReadSettings())
+    data = report.read_bytes()
+    for blob, reason in ((data[: len(data) // 2], "broken-docx"),
+                         (ole_file(["EncryptionInfo", "EncryptedPackage"]), "encrypted-docx")):
+        with pytest.raises(ReaderError) as err:
+            reader.check(blob, tmp_path / "x.docx", ReadSettings())
+        assert err.value.reason == reason

@@ -184,3 +184,8 @@ def test_truncated_and_encrypted_odt(guide, tmp_path):
     with pytest.raises(ReaderError) as err:
         reader.read(locked, ReadSettings())
     assert err.value.reason == "encrypted-odt"
+    reader.check(guide.read_bytes(), guide, ReadSettings())  # the corpus's early test
+    for path, reason in ((cut, "broken-odt"), (locked, "encrypted-odt")):
+        with pytest.raises(ReaderError) as err:
+            reader.check(path.read_bytes(), path, ReadSettings())
+        assert err.value.reason == reason

@@ -137,3 +137,8 @@ def test_reader_sniffs_broken_and_encrypted(deck, tmp_path):
     with pytest.raises(ReaderError) as err:
         reader.read(locked, ReadSettings())
     assert err.value.reason == "encrypted-pptx"
+    reader.check(deck.read_bytes(), deck, ReadSettings())  # the corpus's early test
+    for path, reason in ((cut, "broken-pptx"), (locked, "encrypted-pptx")):
+        with pytest.raises(ReaderError) as err:
+            reader.check(path.read_bytes(), path, ReadSettings())
+        assert err.value.reason == reason

@@ -21,7 +21,7 @@ from pathlib import Path
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, emphasis, fence, gfm_table, heading, inline_code, open_zip,
+    MarkdownBuilder, check_container, emphasis, fence, gfm_table, heading, inline_code, open_zip,
 )
 from chunker.readers.sniffing import zip_mimetype
 
@@ -304,6 +304,13 @@ def _metadata(z: zipfile.ZipFile, etree) -> Metadata:
                     date=date[:10] if date else None, language=text("dc:language"))
 
 
+def _refuse_encrypted(z: zipfile.ZipFile, path: Path) -> None:
+    """ODF encrypts members inside the zip; its manifest then lists their `encryption-data`."""
+    if "META-INF/manifest.xml" in z.namelist() and b"encryption-data" in z.read("META-INF/manifest.xml"):
+        raise ReaderError(f"{path} is a password-protected OpenDocument text: save it without a "
+                          "password and read that copy", reason="encrypted-odt")
+
+
 def extract_odt(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
     path = Path(path)
     try:
@@ -314,10 +321,7 @@ def extract_odt(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
     z = open_zip(path, kind="odt", label="OpenDocument text", required=PART, max_bytes=max_bytes)
     with z:
         try:
-            if "META-INF/manifest.xml" in z.namelist() and \
-                    b"encryption-data" in z.read("META-INF/manifest.xml"):
-                raise ReaderError(f"{path} is a password-protected OpenDocument text: save it "
-                                  "without a password and read that copy", reason="encrypted-odt")
+            _refuse_encrypted(z, path)
             content = etree.fromstring(z.read(PART))
             styles = etree.fromstring(z.read("styles.xml")) if "styles.xml" in z.namelist() else None
             conv = _Odt(z, content, styles)
@@ -345,6 +349,10 @@ class OdtReader(Reader):
 
     def available(self) -> str | None:
         return missing_modules(["lxml"], self.extra, "reading OpenDocument text")
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        with check_container(data, path, kind="odt", label="OpenDocument text", required=PART) as z:
+            _refuse_encrypted(z, path)
 
     def read(self, path: Path, settings: ReadSettings) -> Extracted:
         result = extract_odt(path, max_bytes=settings.max_bytes)

@@ -7,6 +7,7 @@ block belongs to that block's place, so the places tile the text with no gaps.
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import zipfile
@@ -131,16 +132,7 @@ def open_zip(path: Path, *, kind: str, label: str, required: str,
         head = f.read(len(OLE_MAGIC))
     if head == OLE_MAGIC:
         raise ole_error(path, kind=kind, label=label)
-    try:
-        z = zipfile.ZipFile(path)
-        names = set(z.namelist())
-    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
-        raise ReaderError(f"{path} is a damaged {label} (not a readable zip: {exc})",
-                          reason=f"broken-{kind}") from exc
-    if required not in names:
-        z.close()
-        raise ReaderError(f"{path} is a damaged {label} (it has no {required})",
-                          reason=f"broken-{kind}")
+    z = _open(path, path, kind=kind, label=label, required=required)
     if max_bytes is not None:
         size = sum(i.file_size for i in z.infolist())
         if size > max_bytes:
@@ -150,8 +142,28 @@ def open_zip(path: Path, *, kind: str, label: str, required: str,
     return z
 
 
-def ole_error(path: Path, *, kind: str, label: str) -> ReaderError:
-    data = Path(path).read_bytes()[:_SCAN_BYTES]
+def check_container(data: bytes, path: Path, *, kind: str, label: str, required: str) -> zipfile.ZipFile:
+    """A reader's cheap `check` on the file's bytes: ReaderError as `open_zip` raises it, else
+    the open container (for a format's own further test)."""
+    if data.startswith(OLE_MAGIC):
+        raise ole_error(path, kind=kind, label=label, data=data)
+    return _open(io.BytesIO(data), path, kind=kind, label=label, required=required)
+
+
+def _open(source, path: Path, *, kind: str, label: str, required: str) -> zipfile.ZipFile:
+    try:
+        z = zipfile.ZipFile(source)
+    except (zipfile.BadZipFile, EOFError, ValueError) as exc:
+        raise ReaderError(f"{path} is a damaged {label} (not a readable zip: {exc})",
+                          reason=f"broken-{kind}") from exc
+    if required not in z.namelist():
+        z.close()
+        raise ReaderError(f"{path} is a damaged {label} (it has no {required})", reason=f"broken-{kind}")
+    return z
+
+
+def ole_error(path: Path, *, kind: str, label: str, data: bytes | None = None) -> ReaderError:
+    data = (Path(path).read_bytes() if data is None else data)[:_SCAN_BYTES]
     if _ENCRYPTED_STREAM in data:
         return ReaderError(f"{path} is a password-protected {label}: save it without a "
                            "password and read that copy", reason=f"encrypted-{kind}")

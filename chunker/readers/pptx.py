@@ -19,7 +19,7 @@ from pathlib import Path
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
+    MarkdownBuilder, check_container, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
     suffix_in, zip_has,
 )
 from chunker.readers.sniffing import is_zip, zip_names
@@ -225,6 +225,9 @@ class PptxReader(Reader):
 
     def available(self) -> str | None:
         return missing_modules(["pptx"], self.extra, "reading PowerPoint decks")
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        check_container(data, path, kind="pptx", label="PowerPoint deck", required=PRESENTATION).close()
 
     def read(self, path: Path, settings: ReadSettings) -> Extracted:
         result = extract_pptx(path, max_bytes=settings.max_bytes)
