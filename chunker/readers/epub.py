@@ -17,9 +17,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
-from chunker.readers.html import Block, Writer, assemble, parse, prune, text_of
-from chunker.readers.sniffing import zip_mimetype, zip_names
+from chunker.readers.html import parse, prune
+from chunker.readers.html_writer import Block, Writer, assemble, text_of
 from chunker.readers.model import ExtraMissing, Extracted, Image, Metadata, ReaderError
+from chunker.readers.sniffing import zip_mimetype, zip_names
 
 EXTRA = "epub"
 # Font obfuscation (IDPF, Adobe) is not DRM: the text is readable.
