@@ -76,3 +76,42 @@ def test_missing_names_what_to_install(monkeypatch, tmp_path):
     line = ocr.missing()
     assert line is not None and "apt-get install -y tesseract-ocr" in line
     assert "pip install" not in line  # the binding is there
+
+
+def test_image_reader_reads_png_and_multipage_tiff(tmp_path):
+    need_ocr()
+    from PIL import Image
+
+    from chunker.readers.base import ReadSettings
+    from chunker.readers.image import ImageReader
+    from chunker.readers.model import ReaderError
+
+    reader = ImageReader()
+    assert reader.available() is None
+    page = tmp_path / "scan.png"
+    page.write_bytes(rendered_page())
+    assert reader.sniff(page.read_bytes()[:8192], page)
+    ex = reader.read(page, ReadSettings())
+    ex.check()
+    assert words(ex.markdown) == words(" ".join(PARAGRAPHS))
+    (place,) = ex.places
+    assert place.page == 1 and place.scanned and place.ocr_confidence > 70
+    assert ex.images[0].data.startswith(b"\x89PNG")
+
+    frame = Image.open(io.BytesIO(rendered_page()))
+    tiff = tmp_path / "scan.tiff"
+    frame.save(tiff, save_all=True, append_images=[frame.copy()])
+    ex = reader.read(tiff, ReadSettings())
+    ex.check()
+    assert [p.page for p in ex.places] == [1, 2]
+    assert ex.markdown.count("quick brown fox") == 2
+    assert len(reader.page_images(tiff, [2], dpi=150, max_images=4)) == 1
+
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(page.read_bytes()[:200])
+    with pytest.raises(ReaderError) as err:
+        reader.read(broken, ReadSettings())
+    assert err.value.reason == "broken-image"
+    with pytest.raises(ReaderError) as err:
+        reader.read(page, ReadSettings(ocr=False))
+    assert err.value.reason == "ocr-off"

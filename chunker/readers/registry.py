@@ -28,6 +28,7 @@ BUILTINS: dict[str, str] = {
     "docx": "chunker.readers.docx:DocxReader",
     "pptx": "chunker.readers.pptx:PptxReader",
     "html": "chunker.readers.html:HtmlReader",
+    "image": "chunker.readers.image:ImageReader",
     "markdown": "chunker.readers.text:MarkdownReader",
 }
 FALLBACK = ("text", "chunker.readers.text:TextReader")
