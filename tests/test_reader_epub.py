@@ -150,6 +150,10 @@ def test_truncated_epub_is_broken(tmp_path):
             read()
         assert err.value.reason == "broken-epub"
     assert EpubReader().sniff(cut.read_bytes()[:8192], cut)  # still an EPUB by its head
+    with pytest.raises(ReaderError) as err:  # a corpus's early check, from the bytes
+        EpubReader().check(cut.read_bytes(), cut, ReadSettings())
+    assert err.value.reason == "broken-epub"
+    EpubReader().check(whole, tmp_path / "book.epub", ReadSettings())
 
 
 def test_epub_without_its_package_is_broken(tmp_path):
@@ -183,9 +187,11 @@ def test_drm_epub_is_refused_but_font_obfuscation_is_not(tmp_path):
     book = make_book(tmp_path / "book.epub")
     drm = _with_member(book, tmp_path / "drm.epub", "META-INF/encryption.xml",
                        ENCRYPTION.format(algorithm="http://www.w3.org/2001/04/xmlenc#aes128-cbc"))
-    with pytest.raises(ReaderError) as err:
-        EpubReader().read(drm, ReadSettings())
-    assert err.value.reason == "drm-epub"
+    for refuse in (lambda: EpubReader().read(drm, ReadSettings()),
+                   lambda: EpubReader().check(drm.read_bytes(), drm, ReadSettings())):
+        with pytest.raises(ReaderError) as err:
+            refuse()
+        assert err.value.reason == "drm-epub"
     fonts = _with_member(book, tmp_path / "fonts.epub", "META-INF/encryption.xml",
                          ENCRYPTION.format(algorithm="http://www.idpf.org/2008/embedding"))
     assert "First chapter text" in extract_epub(fonts).markdown

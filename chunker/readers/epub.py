@@ -9,6 +9,7 @@ package (spine, manifest, metadata, TOC); the chapters are written by the HTML r
 
 from __future__ import annotations
 
+import io
 import posixpath
 import re
 import zipfile
@@ -253,6 +254,21 @@ class EpubReader(Reader):
 
     def available(self) -> str | None:
         return missing_modules(["ebooklib", "lxml"], self.extra, "reading EPUB books")
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        """A truncated zip (`broken-epub`) or DRM (`drm-epub`), from the bytes alone."""
+        name = Path(path).name
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                if "META-INF/container.xml" not in zf.namelist():
+                    raise ReaderError(f"{name} has no META-INF/container.xml: not a readable EPUB",
+                                      "broken-epub")
+                check_drm(zf, name)
+        except ReaderError:  # a ValueError too: let it through as it is
+            raise
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            raise ReaderError(f"{name} is not a readable EPUB (a broken or truncated zip)",
+                              "broken-epub") from None
 
     def read(self, path: Path, settings: ReadSettings) -> Extracted:
         _check_size(Path(path), settings.max_bytes)
