@@ -52,6 +52,20 @@ def numbered(paragraph, num_id: int, ilvl: int) -> None:
         f'<w:numPr {nsdecls("w")}><w:ilvl w:val="{ilvl}"/><w:numId w:val="{num_id}"/></w:numPr>'))
 
 
+TEXT_BOX = (
+    '<w:r xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main" '
+    'xmlns:mc="http://schemas.openxmlformats.org/markup-compatibility/2006" '
+    'xmlns:wp="http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing" '
+    'xmlns:a="http://schemas.openxmlformats.org/drawingml/2006/main" '
+    'xmlns:wps="http://schemas.microsoft.com/office/word/2010/wordprocessingShape" '
+    'xmlns:v="urn:schemas-microsoft-com:vml"><mc:AlternateContent>'
+    '<mc:Choice Requires="wps"><w:drawing><wp:anchor><a:graphic><a:graphicData><wps:wsp><wps:txbx>'
+    '<w:txbxContent><w:p><w:r><w:t>Boxed note</w:t></w:r></w:p></w:txbxContent>'
+    '</wps:txbx></wps:wsp></a:graphicData></a:graphic></wp:anchor></w:drawing></mc:Choice>'
+    '<mc:Fallback><w:pict><v:shape><v:textbox><w:txbxContent><w:p><w:r><w:t>Boxed note</w:t></w:r>'
+    '</w:p></w:txbxContent></v:textbox></v:shape></w:pict></mc:Fallback></mc:AlternateContent></w:r>')
+
+
 def add_footnotes(document, notes: dict[int, str]) -> None:
     """A footnotes part (python-docx has no API for one), related from the document part."""
     body = "".join(
@@ -101,7 +115,11 @@ def report(tmp_path: Path) -> Path:
             table.cell(i, j).text = text
     table.cell(1, 1).merge(table.cell(1, 2))                           # a horizontal merge
     table.cell(1, 0).merge(table.cell(2, 0))                           # a vertical merge
-    d.add_paragraph("After the table.")
+    after = d.add_paragraph("After the table.")
+    after._p.append(parse_xml(TEXT_BOX))                              # a text box, as Word writes one
+    deleted = parse_xml(f'<w:del {nsdecls("w")} w:id="9" w:author="x"><w:r><w:delText>gone</w:delText>'
+                        '</w:r></w:del>')
+    after._p.append(deleted)                                           # a tracked deletion
     d.add_paragraph("first point", style="List Bullet")
     nested = d.add_paragraph("nested point", style="List Bullet")
     numbered(nested, 1, 1)                                             # ilvl 1 of the bullet list
@@ -116,6 +134,7 @@ def report(tmp_path: Path) -> Path:
     d.inline_shapes[0]._inline.docPr.set("descr", "A red square")
     d.add_paragraph("Figure 1: the logo", style="Caption")
     d.add_paragraph("# not a heading, just text")
+    d.add_paragraph("2024. A good year")
     add_footnotes(d, {1: "Northern stores only."})
     path = tmp_path / "report.docx"
     d.save(path)
@@ -146,6 +165,9 @@ def test_body_order_tables_lists_code_footnotes_and_inline(report):
     assert "Sales rose in the north[^1]. See **bold** and *italic* words." in md
     assert md.rstrip().endswith("[^1]: Northern stores only.")
     assert "\\# not a heading, just text" in md
+    assert "\n2024\\. A good year\n" in md  # not an ordered list
+    assert "After the table. Boxed note" in md and md.count("Boxed note") == 1
+    assert "gone" not in md
 
 
 def test_places_tile_and_point_at_paragraphs(report):

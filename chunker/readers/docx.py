@@ -18,116 +18,23 @@ import re
 from pathlib import Path
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.docx_styles import CODE_STYLE, Numbering, Styles, on, val, w
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, check_container, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
-    suffix_in, zip_has,
+    MarkdownBuilder, check_container, emphasis, escape_block, fence, gfm_table, heading,
+    inline_code, is_ole, open_zip, suffix_in, zip_has,
 )
 from chunker.readers.sniffing import is_zip, zip_names
 
-W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
+MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 BODY_PART = "word/document.xml"
 MONOSPACE = frozenset({"courier new", "courier", "consolas", "menlo", "monaco", "lucida console",
                        "source code pro", "dejavu sans mono", "liberation mono", "cascadia code"})
-_CODE_STYLE = re.compile(r"code|verbatim|preformatted|source|macro", re.IGNORECASE)
 _CAPTION_STYLE = re.compile(r"caption", re.IGNORECASE)
-_HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
-_BLOCK_START = re.compile(r"^(#|>|[-+*]\s|\d+[.)]\s|\||```|~~~)")
 _LIST_STYLE = re.compile(r"^list(?: bullet| number| paragraph| continue)? ([2-9])$", re.IGNORECASE)
-_OFF = {"0", "false", "off", "none"}
-
-
-def w(tag: str) -> str:
-    return f"{{{W}}}{tag}"
-
-
-def _val(el, tag: str) -> str | None:
-    child = el.find(w(tag)) if el is not None else None
-    return None if child is None else child.get(w("val"), "true")
-
-
-def _on(el, tag: str) -> bool:
-    v = _val(el, tag)
-    return v is not None and v.lower() not in _OFF
-
-
-class _Styles:
-    """The style chain facts a block needs: heading level, code, numbering, run formatting."""
-
-    def __init__(self, styles_el) -> None:
-        self._by_id = {s.get(w("styleId")): s for s in styles_el.iter(w("style"))}
-
-    def _chain(self, style_id: str | None):
-        seen = set()
-        while style_id and style_id not in seen and style_id in self._by_id:
-            seen.add(style_id)
-            el = self._by_id[style_id]
-            yield el
-            style_id = _val(el, "basedOn")
-
-    def name(self, style_id: str | None) -> str:
-        el = self._by_id.get(style_id or "")
-        return (_val(el, "name") or style_id or "") if el is not None else (style_id or "")
-
-    def heading_level(self, style_id: str | None, ppr) -> int | None:
-        lvl = _val(ppr, "outlineLvl")
-        for el in self._chain(style_id):
-            name = _val(el, "name") or ""
-            m = _HEADING_STYLE.match(name)
-            if m:
-                return int(m.group(1))
-            if name.lower() == "title":
-                return 1
-            if lvl is None:
-                lvl = _val(el.find(w("pPr")), "outlineLvl")
-        if lvl is not None and lvl.isdigit() and int(lvl) < 9:  # 9 is body text
-            return int(lvl) + 1
-        return None
-
-    def matches(self, style_id: str | None, pattern: re.Pattern) -> bool:
-        return any(pattern.search(_val(el, "name") or "") for el in self._chain(style_id))
-
-    def numbering(self, style_id: str | None) -> tuple[str, int] | None:
-        for el in self._chain(style_id):
-            num = el.find(f"{w('pPr')}/{w('numPr')}")
-            if num is not None:
-                return _val(num, "numId") or "0", int(_val(num, "ilvl") or 0)
-        return None
-
-    def run_flags(self, style_id: str | None) -> tuple[bool, bool, bool]:
-        bold = italic = code = False
-        for el in self._chain(style_id):
-            rpr = el.find(w("rPr"))
-            bold, italic = bold or _on(rpr, "b"), italic or _on(rpr, "i")
-            code = code or bool(_CODE_STYLE.search(_val(el, "name") or ""))
-        return bold, italic, code
-
-
-class _Numbering:
-    """numId -> bullet or number for each level (`numFmt`), and counters for numbered lists."""
-
-    def __init__(self, numbering_el) -> None:
-        self._fmt: dict[tuple[str, int], str] = {}
-        self._counts: dict[str, list[int]] = {}
-        if numbering_el is None:
-            return
-        abstract = {a.get(w("abstractNumId")): a for a in numbering_el.iter(w("abstractNum"))}
-        for num in numbering_el.iter(w("num")):
-            a = abstract.get(_val(num, "abstractNumId"))
-            for lvl in a.iter(w("lvl")) if a is not None else ():
-                fmt = _val(lvl, "numFmt") or "decimal"
-                self._fmt[(num.get(w("numId")), int(lvl.get(w("ilvl"), "0")))] = fmt
-
-    def marker(self, num_id: str, ilvl: int) -> str:
-        fmt = self._fmt.get((num_id, ilvl), "bullet")
-        counts = self._counts.setdefault(num_id, [0] * 10)
-        ilvl = min(ilvl, 9)
-        counts[ilvl] += 1
-        counts[ilvl + 1:] = [0] * (9 - ilvl)
-        return "- " if fmt in ("bullet", "none") else f"{counts[ilvl]}. "
 
 
 class _Doc:
@@ -135,13 +42,13 @@ class _Doc:
 
     def __init__(self, document, path: Path) -> None:
         self.doc = document
-        self.styles = _Styles(document.styles.element)
+        self.styles = Styles(document.styles.element)
         numbering = None
         try:
             numbering = document.part.numbering_part.element
         except (KeyError, NotImplementedError):
             pass
-        self.numbering = _Numbering(numbering)
+        self.numbering = Numbering(numbering)
         self.out = MarkdownBuilder()
         self.notes: dict[tuple[str, str], str] = {}  # (kind, id) -> label, in reference order
         self.images = 0
@@ -186,16 +93,19 @@ class _Doc:
                 target = part.rels[rid].target_ref if rid in part.rels else None
                 anchor = child.get(w("anchor"))
                 self._runs(child, part, pieces, target or (f"#{anchor}" if anchor else None))
-            elif tag in (w("ins"), w("smartTag"), w("fldSimple"), w("customXml"), w("sdtContent")):
+            elif tag in (w("ins"), w("moveTo"), w("smartTag"), w("fldSimple"), w("customXml"),
+                         w("sdt"), w("sdtContent")):  # their runs are the text; w:del is not
                 self._runs(child, part, pieces, link)
-            elif tag == w("sdt"):
-                self._runs(child, part, pieces, link)
+            elif tag == f"{{{MC}}}AlternateContent":  # the first choice only, not its fallback
+                choice = child.find(f"{{{MC}}}Choice")
+                if choice is not None:
+                    self._runs(choice, part, pieces, link)
 
     def _run(self, r, part, pieces, link) -> None:
         rpr = r.find(w("rPr"))
-        bold, italic, code = self.styles.run_flags(_val(rpr, "rStyle"))
-        bold, italic = (_on(rpr, "b") if _val(rpr, "b") else bold), \
-            (_on(rpr, "i") if _val(rpr, "i") else italic)
+        bold, italic, code = self.styles.run_flags(val(rpr, "rStyle"))
+        bold, italic = (on(rpr, "b") if val(rpr, "b") else bold), \
+            (on(rpr, "i") if val(rpr, "i") else italic)
         fonts = rpr.find(w("rFonts")) if rpr is not None else None
         if fonts is not None and (fonts.get(w("ascii")) or "").lower() in MONOSPACE:
             code = True
@@ -215,8 +125,23 @@ class _Doc:
                 key = (kind, child.get(w("id")))
                 label = self.notes.setdefault(key, str(len(self.notes) + 1))
                 pieces.append((f"[^{label}]", (False,) * 4 + (True,)))
-            elif tag == w("drawing"):
-                pieces.append((self._image(child, part), (False,) * 4 + (True,)))
+            elif tag in (w("drawing"), w("pict"), f"{{{MC}}}AlternateContent"):
+                self._drawing(child, part, pieces)
+
+    def _drawing(self, el, part, pieces) -> None:
+        """A picture (`![alt](name)`), or a text box's paragraphs (its text, inline)."""
+        if el.tag == f"{{{MC}}}AlternateContent":
+            el = el.find(f"{{{MC}}}Choice")
+            if el is None:
+                return
+        boxes = list(el.iter(w("txbxContent")))
+        if boxes:
+            for box in boxes[:1] if el.tag == w("pict") else boxes:
+                text = " ".join(self.inline(p, part) for p in box.iter(w("p")))
+                pieces.append((f" {text.strip()} ", (False,) * 4 + (True,)))
+            return
+        if el.tag == w("drawing"):
+            pieces.append((self._image(el, part), (False,) * 4 + (True,)))
 
     def _image(self, drawing, part) -> str:
         blip = next(drawing.iter(f"{{{A}}}blip"), None)
@@ -254,8 +179,8 @@ class _Doc:
                 self.out.add(self.table(el, part), part=BODY_PART, paragraph=index)
                 continue
             ppr = el.find(w("pPr"))
-            style = _val(ppr, "pStyle")
-            if self.styles.matches(style, _CODE_STYLE) and not self.styles.heading_level(style, ppr):
+            style = val(ppr, "pStyle")
+            if self.styles.matches(style, CODE_STYLE) and not self.styles.heading_level(style, ppr):
                 if not code:
                     code_at = index
                 code.append(self.inline(el, part, plain=True))
@@ -281,15 +206,15 @@ class _Doc:
         if self._pending_image is not None:
             caption = None
             if following is not None and following.tag == w("p"):
-                f_style = _val(following.find(w("pPr")), "pStyle")
+                f_style = val(following.find(w("pPr")), "pStyle")
                 if self.styles.matches(f_style, _CAPTION_STYLE):
                     caption = " ".join(self.inline(following, part, plain=True).split()) or None
             self.out.image(**self._pending_image, caption=caption)
         num = ppr.find(w("numPr")) if ppr is not None else None
-        numbering = ((_val(num, "numId") or "0", int(_val(num, "ilvl") or 0))
+        numbering = ((val(num, "numId") or "0", int(val(num, "ilvl") or 0))
                      if num is not None else self.styles.numbering(style))
         nested = _LIST_STYLE.match(self.styles.name(style))
-        if numbering and nested and (num is None or _val(num, "ilvl") is None):
+        if numbering and nested and (num is None or val(num, "ilvl") is None):
             numbering = (numbering[0], int(nested.group(1)) - 1)  # `List Bullet 2` nests by its name
         if numbering and numbering[0] != "0" and text:
             num_id, ilvl = numbering
@@ -297,9 +222,7 @@ class _Doc:
             self.out.add("    " * ilvl + marker + " ".join(text.split("\n")), group=num_id,
                          part=BODY_PART, paragraph=index)
             return
-        if _BLOCK_START.match(text) and not text.startswith("!["):
-            text = "\\" + text  # plain text that Markdown would read as structure
-        self.out.add(text, part=BODY_PART, paragraph=index)
+        self.out.add(escape_block(text), part=BODY_PART, paragraph=index)
 
     def table(self, tbl, part) -> str:
         rows: list[list[str]] = []
@@ -311,9 +234,9 @@ class _Doc:
                 if tc.getparent() is not tr:
                     continue
                 tcpr = tc.find(w("tcPr"))
-                span = int(_val(tcpr, "gridSpan") or 1)
+                span = int(val(tcpr, "gridSpan") or 1)
                 merged = tcpr is not None and tcpr.find(w("vMerge")) is not None \
-                    and _val(tcpr, "vMerge") != "restart"
+                    and val(tcpr, "vMerge") != "restart"
                 text = "" if merged else " ".join(
                     self.inline(p, part) for p in tc.iter(w("p"))).strip()
                 row += [text] + [""] * (span - 1)

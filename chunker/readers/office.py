@@ -83,6 +83,19 @@ def heading(level: int, text: str) -> str:
     return "#" * max(1, min(6, level)) + " " + " ".join(text.split())
 
 
+_BLOCK_START = re.compile(r"^(?:#|>|[-+*](?:\s|$)|\||```|~~~|=+\s*$)")
+_ORDERED_START = re.compile(r"^(\d{1,9})([.)])(\s|$)")
+
+
+def escape_block(text: str) -> str:
+    """A paragraph's text with a backslash where Markdown would read its start as structure
+    (a heading, a quote, a list item, a table, a fence): `\\# 1`, `2024\\. A year`."""
+    m = _ORDERED_START.match(text)
+    if m:
+        return f"{m.group(1)}\\{text[len(m.group(1)):]}"
+    return "\\" + text if _BLOCK_START.match(text) else text
+
+
 def cell_text(text: str) -> str:
     """A table cell's content on one line, its pipes escaped."""
     return " ".join(text.split()).replace("|", "\\|")

@@ -19,8 +19,8 @@ from pathlib import Path
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, check_container, emphasis, fence, gfm_table, heading, inline_code, is_ole, open_zip,
-    suffix_in, zip_has,
+    MarkdownBuilder, check_container, emphasis, escape_block, fence, gfm_table, heading,
+    inline_code, is_ole, open_zip, suffix_in, zip_has,
 )
 from chunker.readers.sniffing import is_zip, zip_names
 
@@ -29,7 +29,6 @@ PRESENTATION = "ppt/presentation.xml"
 SUBHEADING_MAX_WORDS = 12
 """A wholly bold paragraph of at most this many words, not ending as a sentence, is a sub-heading."""
 _MONO = re.compile(r"mono|courier|consolas|menlo|monaco|code", re.IGNORECASE)
-_BLOCK_START = re.compile(r"^(#|>|[-+*]\s|\d+[.)]\s|\||```|~~~)")
 _BODY_TYPES = {"BODY", "OBJECT"}  # placeholders whose paragraphs are bullets unless marked
 
 
@@ -113,9 +112,7 @@ class _Deck:
                     and not p.text.rstrip().endswith((".", ",", ";", ":")):
                 self.out.add(heading(2, p.text), **where)
             else:
-                if _BLOCK_START.match(text) and not text.startswith("!["):
-                    text = "\\" + text
-                self.out.add(text, **where)
+                self.out.add(escape_block(text), **where)
         if code:
             self.out.add(fence("\n".join(code)), **where)
 
