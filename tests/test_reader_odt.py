@@ -66,6 +66,8 @@ BODY = """
 <text:p>After the table.</text:p>
 <text:p text:style-name="P1">let x = 1;</text:p>
 <text:p text:style-name="P1">let y = x + 1;</text:p>
+<text:list text:style-name="LN"><text:list-item>
+  <text:h text:outline-level="2">Numbered heading, as outline numbering writes it</text:h></text:list-item></text:list>
 <text:p><draw:frame draw:name="f1"><draw:image xlink:href="Pictures/owl.png"/><svg:title>An owl</svg:title></draw:frame></text:p>
 """
 
@@ -115,7 +117,8 @@ def headings(md: str) -> list[tuple[int, str]]:
 
 def test_headings_from_outline_levels_and_styles(guide):
     ex = extract_odt(guide)
-    assert headings(ex.markdown) == [(1, "Field guide"), (2, "Marked by its style"), (3, "Barn owls")]
+    assert headings(ex.markdown) == [(1, "Field guide"), (2, "Marked by its style"), (3, "Barn owls"),
+                                     (2, "Numbered heading, as outline numbering writes it")]
 
 
 def test_inline_notes_lists_tables_code_and_image(guide):

@@ -128,9 +128,7 @@ class _Odt:
                 continue
             self._code(code)
             if tag == q("text:h"):
-                level = int(el.get(q("text:outline-level")) or 1)
-                self.out.add(heading(level, self.inline(el, plain=True)), part=PART, paragraph=self.index)
-                self.index += 1
+                self._heading(el)
             elif tag == q("text:p"):
                 self._paragraph(el, style)
             elif tag == q("text:list"):
@@ -143,19 +141,26 @@ class _Odt:
                 self.blocks(el, depth, list_style)
         self._code(code)
 
+    def _heading(self, el) -> None:
+        """A `text:h` (its outline level) or a paragraph whose style gives one."""
+        level = el.get(q("text:outline-level")) if el.tag == q("text:h") else None
+        level = int(level) if level and level.isdigit() else (
+            self.styles.outline_level(el.get(q("text:style-name"))) or 1)
+        self.out.add(heading(level, self.inline(el, plain=True)), part=PART, paragraph=self.index)
+        self.index += 1
+
     def _code(self, code: list[str]) -> None:
         if code:
             self.out.add(fence("\n".join(code)), part=PART, paragraph=self._code_at)
             code.clear()
 
     def _paragraph(self, el, style) -> None:
-        level = self.styles.outline_level(style)
-        if level:
-            self.out.add(heading(level, self.inline(el, plain=True)), part=PART, paragraph=self.index)
-        else:
-            text = self.inline(el).strip()
-            self._flush_images()
-            self.out.add(escape_block(text), part=PART, paragraph=self.index)
+        if self.styles.outline_level(style):
+            self._heading(el)
+            return
+        text = self.inline(el).strip()
+        self._flush_images()
+        self.out.add(escape_block(text), part=PART, paragraph=self.index)
         self.index += 1
 
     def _flush_images(self) -> None:
@@ -178,7 +183,10 @@ class _Odt:
             for child in item:
                 if child.tag == q("text:list"):
                     self._list(child, depth + 1, child.get(q("text:style-name")) or list_style, group)
-                elif child.tag in (q("text:p"), q("text:h")):
+                elif child.tag == q("text:h") or (child.tag == q("text:p") and self.styles.outline_level(
+                        child.get(q("text:style-name")))):
+                    self._heading(child)  # outline numbering wraps headings in lists: still headings
+                elif child.tag == q("text:p"):
                     text = " ".join(self.inline(child).split("\n")).strip()
                     self._flush_images()
                     prefix = "    " * depth + (marker if first else " " * len(marker))
