@@ -14,6 +14,8 @@ from chunker.readers.model import ReaderError
 
 try:
     from pptx import Presentation
+    from pptx.chart.data import CategoryChartData
+    from pptx.enum.chart import XL_CHART_TYPE
     from pptx.util import Inches
 except ImportError:  # CI installs the extra: there a missing library fails the file
     if os.environ.get("CI"):
@@ -63,6 +65,10 @@ def deck(tmp_path: Path) -> Path:
     box.add_paragraph().text = "We listened from dusk to dawn."
     pic = s4.shapes.add_picture(io.BytesIO(png()), Inches(1), Inches(4))
     pic._element.nvPicPr.cNvPr.set("descr", "Map of the sites")
+    chart = CategoryChartData()
+    chart.categories = ["Barn", "Tawny"]
+    chart.add_series("Count", (10, 4))
+    s4.shapes.add_chart(XL_CHART_TYPE.COLUMN_CLUSTERED, Inches(5), Inches(4), Inches(3), Inches(2), chart)
     path = tmp_path / "deck.pptx"
     prs.save(path)
     return path
@@ -105,6 +111,11 @@ def test_places_point_at_slides(deck):
     assert place("We listened").slide == 4
     (image,) = ex.images
     assert image.alt == "Map of the sites" and ex.markdown[image.offset:].startswith("![Map")
+
+
+def test_unread_chart_is_a_note(deck):
+    ex = extract_pptx(deck)
+    assert len(ex.notes) == 1 and ex.notes[0].startswith("slide 4: a chart")
 
 
 def test_metadata(deck):

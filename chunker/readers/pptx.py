@@ -41,6 +41,7 @@ class _Deck:
         self.prs = prs
         self.out = MarkdownBuilder()
         self.images = 0
+        self.notes: list[str] = []  # what the deck holds that is not read, one line each
 
     def slide(self, number: int, slide) -> None:
         part = str(slide.part.partname).lstrip("/")
@@ -76,6 +77,10 @@ class _Deck:
             self.picture(shape, where)
         elif shape.has_text_frame:
             self.frame(shape, where)
+        elif getattr(shape, "has_chart", False) and shape.has_chart:
+            self.notes.append(f"slide {where['slide']}: a chart ({shape.name}) is not read")
+        elif "diagram" in "".join(shape._element.xpath(".//*[local-name()='graphicData']/@uri")):
+            self.notes.append(f"slide {where['slide']}: a SmartArt diagram ({shape.name}) is not read")
 
     def _placeholder_type(self, shape) -> str | None:
         if not shape.is_placeholder:
@@ -207,7 +212,7 @@ def extract_pptx(path: str | Path, *, max_bytes: int | None = None) -> Extracted
             raise ReaderError(f"{path} is a damaged PowerPoint deck ({exc})",
                               reason="broken-pptx") from exc
         raise
-    return deck.out.build(_metadata(prs))
+    return deck.out.build(_metadata(prs), deck.notes)
 
 
 class PptxReader(Reader):
