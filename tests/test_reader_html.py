@@ -164,8 +164,11 @@ def test_sniff_by_content_not_name(tmp_path):
     assert reader.sniff(b"\xef\xbb\xbf<!-- saved -->\n<!DOCTYPE html><html>", tmp_path / "a.txt")
     assert reader.sniff(b'<?xml version="1.0"?>\n<html xmlns="http://www.w3.org/1999/xhtml">',
                         tmp_path / "a")
-    assert not reader.sniff(b"# Notes\n\nExample: <html> is a tag.\n", tmp_path / "a.html")
+    assert not reader.sniff(b"# Notes\n\nExample: <html> is a tag.\n", tmp_path / "a.md")
     assert not reader.sniff(b"%PDF-1.7\n", tmp_path / "a.html")
+    assert reader.sniff(b"<head><title>t</title></head><p>x", tmp_path / "a")
+    saved = b"Saved from https://example.org on Monday\n<!DOCTYPE html><html><body>x"
+    assert reader.sniff(saved, tmp_path / "page.htm") and not reader.sniff(saved, tmp_path / "notes.md")
 
 
 def test_read_a_file_and_refuse_an_empty_page(tmp_path):

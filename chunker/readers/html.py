@@ -18,6 +18,7 @@ from pathlib import Path
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.html_writer import HEADINGS, Writer, assemble, text_of
 from chunker.readers.model import ExtraMissing, Extracted, Metadata, ReaderError
+from chunker.readers.sniffing import looks_html
 
 EXTRA = "html"
 DROP = {"script", "style", "noscript", "template", "iframe", "object", "embed", "svg", "canvas",
@@ -227,14 +228,22 @@ def extract_html(data: bytes, *, part: str | None = None,
     return Extracted(markdown=markdown, places=places, metadata=meta)
 
 
-def _starts_html(head: bytes) -> bool:
-    """HTML by content: after a BOM, blanks, comments and an XML declaration or doctype, the
-    document opens with `<html` (or a doctype saying html); a Markdown file that merely
-    mentions a tag further down is not HTML."""
+HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml"})
+
+
+def _starts_html(head: bytes, path: Path | None = None) -> bool:
+    """HTML by content: after a BOM, blanks, comments and an XML declaration, the document
+    opens with `<html`, an HTML doctype, or `<head>`/`<body>`/`<meta>`/`<title>` (which browsers
+    accept without `<html>`); a Markdown file that mentions a tag further down is not HTML. A
+    file named `.html` may also show its doctype or `<html>` after other text (a saved page
+    with a byline first)."""
     text = head.lstrip(b"\xef\xbb\xbf").lower()
     text = re.sub(rb"^(\s|<!--.*?-->|<\?xml[^>]*\?>)*", b"", text, flags=re.S)
-    return text.startswith((b"<!doctype html", b"<html")) or (
-        text.startswith(b"<!doctype") and b"<html" in text[:600])
+    if re.match(rb"<!doctype\s+html|<(html|head|body|meta|title)[\s>/]", text):
+        return True
+    if text.startswith(b"<!doctype") and b"<html" in text[:600]:
+        return True
+    return path is not None and Path(path).suffix.lower() in HTML_SUFFIXES and looks_html(head)
 
 
 class HtmlReader(Reader):
@@ -243,7 +252,7 @@ class HtmlReader(Reader):
     extra = EXTRA
 
     def sniff(self, head: bytes, path: Path) -> bool:
-        return _starts_html(head)
+        return _starts_html(head, path)
 
     def available(self) -> str | None:
         return missing_modules(["lxml", "readability"], self.extra, "reading HTML")
