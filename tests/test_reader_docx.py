@@ -278,3 +278,29 @@ def test_check_refuses_early(report, tmp_path):
         with pytest.raises(ReaderError) as err:
             reader.check(blob, tmp_path / "x.docx", ReadSettings())
         assert err.value.reason == reason
+
+
+def corrupted(data: bytes, count: int = 40, seed: int = 7):
+    """`count` copies of a file with bytes overwritten somewhere (a damaged deflate stream, CRC,
+    header or directory), the same copies on every run."""
+    import random
+
+    rng = random.Random(seed)
+    for _ in range(count):
+        copy = bytearray(data)
+        at = rng.randrange(len(copy))
+        for k in range(rng.choice([1, 8, 64])):
+            if at + k < len(copy):
+                copy[at + k] = rng.randrange(256)
+        yield bytes(copy)
+
+
+def test_damaged_files_raise_only_reader_errors(tmp_path):
+    """Whatever python-docx, zipfile, zlib or lxml raise on a damaged file becomes one line."""
+    path = tmp_path / "damaged.docx"
+    for blob in corrupted((DATA / "rust-book-appendix-02-operators.docx").read_bytes()):
+        path.write_bytes(blob)
+        try:
+            extract_docx(path)
+        except ReaderError as err:
+            assert "\n" not in str(err) and err.reason.endswith("-docx")

@@ -192,3 +192,15 @@ def test_truncated_and_encrypted_odt(guide, tmp_path):
         with pytest.raises(ReaderError) as err:
             reader.check(path.read_bytes(), path, ReadSettings())
         assert err.value.reason == reason
+
+
+def test_damaged_files_raise_only_reader_errors(tmp_path):
+    from tests.test_reader_docx import corrupted
+
+    path = tmp_path / "damaged.odt"
+    for blob in corrupted((DATA / "rust-book-appendix-02-operators.odt").read_bytes()):
+        path.write_bytes(blob)
+        try:
+            extract_odt(path)
+        except ReaderError as err:
+            assert "\n" not in str(err) and err.reason.endswith("-odt")

@@ -21,7 +21,7 @@ from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.docx_styles import CODE_STYLE, Numbering, Styles, on, val, w
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, check_container, emphasis, escape_block, fence, gfm_table, heading,
+    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
     inline_code, is_ole, open_zip, suffix_in, zip_has,
 )
 from chunker.readers.sniffing import is_zip, zip_names
@@ -295,14 +295,10 @@ def extract_docx(path: str | Path, *, max_bytes: int | None = None) -> Extracted
         conv = _Doc(document, path)
         conv.body()
         conv.notes_section()
-    except (PackageNotFoundError, KeyError, ValueError, OSError) as exc:
-        raise ReaderError(f"{path} is a damaged Word document ({exc})",
-                          reason="broken-docx") from exc
-    except Exception as exc:  # lxml's XMLSyntaxError, zlib errors of a damaged member
-        if type(exc).__module__.startswith(("lxml", "zlib", "zipfile")):
-            raise ReaderError(f"{path} is a damaged Word document ({exc})",
-                              reason="broken-docx") from exc
+    except ReaderError:
         raise
+    except (PackageNotFoundError, *DAMAGED) as exc:
+        raise damaged(path, kind="docx", label="Word document", exc=exc) from exc
     return conv.out.build(_metadata(document), conv.warnings)
 
 

@@ -22,7 +22,7 @@ from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.odt_styles import Styles, q
 from chunker.readers.office import (
-    MarkdownBuilder, check_container, emphasis, escape_block, fence, gfm_table, heading,
+    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
     inline_code, open_zip,
 )
 from chunker.readers.sniffing import zip_mimetype
@@ -263,9 +263,10 @@ def extract_odt(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
             conv.blocks(body)
             conv.notes_section()
             metadata = _metadata(z, etree)
-        except (zipfile.BadZipFile, etree.XMLSyntaxError, EOFError, OSError, KeyError) as exc:
-            raise ReaderError(f"{path} is a damaged OpenDocument text ({exc})",
-                              reason="broken-odt") from exc
+        except ReaderError:
+            raise
+        except DAMAGED as exc:
+            raise damaged(path, kind="odt", label="OpenDocument text", exc=exc) from exc
     return conv.out.build(metadata)
 
 

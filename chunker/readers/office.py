@@ -11,6 +11,7 @@ import io
 import os
 import re
 import zipfile
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -22,6 +23,10 @@ legacy .doc/.ppt formats)."""
 _ENCRYPTED_STREAM = "EncryptedPackage".encode("utf-16-le")
 _LOCAL_HEADER = re.compile(rb"PK\x03\x04.{22}(..)(..)", re.DOTALL)
 _SCAN_BYTES = 64 * 1024 * 1024
+DAMAGED = (zipfile.BadZipFile, zlib.error, EOFError, OSError, KeyError, ValueError,
+           NotImplementedError, SyntaxError)
+"""What a damaged container raises while it is read: a bad CRC or deflate stream, a missing
+member, an unsupported zip feature, malformed XML (lxml's XMLSyntaxError is a SyntaxError)."""
 
 
 @dataclass(slots=True)
@@ -173,6 +178,12 @@ def _open(source, path: Path, *, kind: str, label: str, required: str) -> zipfil
         z.close()
         raise ReaderError(f"{path} is a damaged {label} (it has no {required})", reason=f"broken-{kind}")
     return z
+
+
+def damaged(path: Path, *, kind: str, label: str, exc: BaseException) -> ReaderError:
+    """`broken-<kind>`, its message on one line whatever the library's said."""
+    return ReaderError(f"{path} is a damaged {label} ({' '.join(str(exc).split())[:200]})",
+                       reason=f"broken-{kind}")
 
 
 def ole_error(path: Path, *, kind: str, label: str, data: bytes | None = None) -> ReaderError:

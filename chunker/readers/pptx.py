@@ -19,7 +19,7 @@ from pathlib import Path
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    MarkdownBuilder, check_container, emphasis, escape_block, fence, gfm_table, heading,
+    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
     inline_code, is_ole, open_zip, suffix_in, zip_has,
 )
 from chunker.readers.sniffing import is_zip, zip_names
@@ -205,13 +205,10 @@ def extract_pptx(path: str | Path, *, max_bytes: int | None = None) -> Extracted
         deck = _Deck(prs)
         for number, slide in enumerate(prs.slides, 1):
             deck.slide(number, slide)
-    except (PackageNotFoundError, KeyError, ValueError, OSError) as exc:
-        raise ReaderError(f"{path} is a damaged PowerPoint deck ({exc})", reason="broken-pptx") from exc
-    except Exception as exc:  # lxml's XMLSyntaxError, zlib errors of a damaged member
-        if type(exc).__module__.startswith(("lxml", "zlib", "zipfile")):
-            raise ReaderError(f"{path} is a damaged PowerPoint deck ({exc})",
-                              reason="broken-pptx") from exc
+    except ReaderError:
         raise
+    except (PackageNotFoundError, *DAMAGED) as exc:
+        raise damaged(path, kind="pptx", label="PowerPoint deck", exc=exc) from exc
     return deck.out.build(_metadata(prs), deck.notes)
 
 
