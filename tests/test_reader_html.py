@@ -202,3 +202,27 @@ def test_permalinks_layout_tables_and_line_starts():
     assert md == ("## Setup\n\nLayout cell one.\n\nLayout cell two.\n\n"
                   "2024\\. A year that opens a line.\n\n\\# not a heading\n\n"
                   "un*break*able\n\n```\nline one\nline two\n```\n")
+
+
+SPHINX = b"""<!DOCTYPE html><html lang="en"><head><meta charset="utf-8">
+<title>Installation - Foo documentation</title><script src="_static/jquery.js"></script></head><body>
+<div class="related" role="navigation"><h3>Navigation</h3><ul><li><a href="genindex.html">relatedsecret</a></li></ul></div>
+<div class="document"><div class="documentwrapper"><div class="body" role="main">
+<section id="installation"><h1>Installation<a class="headerlink" href="#installation">\xc2\xb6</a></h1>
+<p>Install Foo with pip:</p>
+<div class="highlight-console notranslate"><div class="highlight"><pre><span></span><span class="gp">$ </span>pip install foo
+</pre></div></div>
+<section id="requirements"><h2>Requirements<a class="headerlink" href="#requirements">\xc2\xb6</a></h2>
+<p>Python 3.11 or later.</p></section></section></div></div>
+<div class="sphinxsidebar" role="navigation"><h3>Table of Contents</h3><ul><li>sidebarsecret</li></ul>
+<div id="searchbox" role="search"><form action="search.html"><input type="text" name="q"></form></div></div></div>
+<div class="footer">copyrightsecret 2024, Foo team.</div>
+</body></html>"""
+
+
+def test_a_sphinx_page():
+    got = extract_html(SPHINX, part="install.html")
+    assert got.markdown == ("# Installation\n\nInstall Foo with pip:\n\n"
+                            "```console\n$ pip install foo\n```\n\n## Requirements\n\n"
+                            "Python 3.11 or later.\n")
+    assert [p.anchor for p in got.places] == ["installation"] * 3 + ["requirements"] * 2

@@ -16,7 +16,8 @@ BLOCKS = {"p", "div", "section", "article", "main", "header", "pre", "ul", "ol",
           "blockquote", "figure", "hr", "address", "details", "summary", "center", "hgroup",
           "figcaption", "caption", "dt", "dd", "li", "fieldset", "body", "html", *HEADINGS}
 GENERIC_CODE_CLASSES = {"sourcecode", "numbersource", "highlight", "hljs", "code", "source",
-                        "literal-block", "prettyprint", "chroma", "block"}
+                        "literal-block", "prettyprint", "chroma", "block", "notranslate",
+                        "nohighlight", "no-highlight", "line-numbers", "shiki", "wrap"}
 
 
 @dataclass
@@ -153,15 +154,8 @@ class Writer:
         code = "".join(el.itertext()).strip("\n")
         if not code.strip():
             return ""
-        lang = ""
-        for node in (el, *el.iter("code")):
-            for cls in (node.get("class") or "").split():
-                if cls.startswith(("language-", "lang-")):
-                    lang = cls.split("-", 1)[1]
-                elif cls.lower() not in GENERIC_CODE_CLASSES and not lang:
-                    lang = cls
         fence = _fence(code)
-        return f"{fence}{lang}\n{code}\n{fence}"
+        return f"{fence}{_language(el)}\n{code}\n{fence}"
 
     def _list(self, el) -> list[str]:
         lines: list[str] = []
@@ -269,6 +263,27 @@ class Writer:
                 core = f"{marks[tag]}{core}{marks[tag]}"
             return f"{lead}{core}{trail}"
         return inner
+
+
+def _language(pre) -> str:
+    """A code block's language: `language-x`/`lang-x` on it, its `<code>` or a wrapper
+    (highlight.js, Prism, MkDocs), Sphinx's `highlight-x` wrapper, pandoc's `sourceCode x`, or
+    a `<pre>`'s one bare class (pandoc's `<pre class="console">`)."""
+    nodes = [pre, *pre.iter("code")]
+    wrappers = [a for _, a in zip(range(2), pre.iterancestors())]
+    for node in nodes + wrappers:
+        for cls in (node.get("class") or "").split():
+            if cls.startswith(("language-", "lang-")) and len(cls.split("-", 1)[1]) > 0:
+                return cls.split("-", 1)[1]
+            if node in wrappers and cls.startswith("highlight-") and cls != "highlight-default":
+                return cls.split("-", 1)[1]
+    for node in nodes:
+        classes = (node.get("class") or "").split()
+        if len(classes) == 2 and classes[0] == "sourceCode":
+            return classes[1]
+        if len(classes) == 1 and classes[0].lower() not in GENERIC_CODE_CLASSES:
+            return classes[0]
+    return ""
 
 
 def _layout_table(el) -> bool:
