@@ -16,6 +16,7 @@ import zipfile
 import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
+from urllib.parse import unquote
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.html import parse, prune
@@ -165,7 +166,7 @@ def extract_epub(path) -> Extracted:
     entries = _toc(book.toc, opf_dir)
     blocks: list[Block] = []
     parts: list[str] = []
-    images: list[tuple[str, str, object, Block]] = []  # name, item href, the img, its block
+    images: list[tuple[str, object, Block]] = []  # its name, the <img>, the block holding it
     names: dict[str, str] = {}
     depth, notes = 0, []
     for idref, _linear in book.spine:
@@ -176,7 +177,7 @@ def extract_epub(path) -> Extracted:
         part = posixpath.normpath(posixpath.join(opf_dir, item.file_name))
 
         def image_name(src: str, _base=posixpath.dirname(item.file_name)) -> str:
-            href = posixpath.normpath(posixpath.join(_base, src.split("#")[0]))
+            href = posixpath.normpath(posixpath.join(_base, unquote(src.split("#")[0])))
             if href not in names:
                 ext = posixpath.splitext(href)[1] or ".img"
                 names[href] = f"image-{len(names) + 1}{ext}"
