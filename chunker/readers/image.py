@@ -40,6 +40,8 @@ def _frames(path: Path):
                 yield buf.getvalue()
     except ReaderError:
         raise
+    except PILImage.DecompressionBombError as exc:  # Pillow's guard against a pixel bomb
+        raise ReaderError(f"{path} is too large an image ({exc})", reason="too-large") from exc
     except (UnidentifiedImageError, OSError, ValueError, SyntaxError) as exc:
         raise ReaderError(f"{path} is a damaged image ({exc})", reason="broken-image") from exc
 
