@@ -17,14 +17,12 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.docx_styles import CODE_STYLE, Numbering, Styles, on, val, w
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
-    inline_code, is_ole, open_zip, suffix_in, zip_has,
+    DAMAGED, MarkdownBuilder, OoxmlReader, core_metadata, damaged, emphasis, escape_block,
+    fence, gfm_table, heading, inline_code, open_zip,
 )
-from chunker.readers.sniffing import is_zip, zip_names
 
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -268,15 +266,8 @@ class _Doc:
 
 
 def _metadata(document) -> Metadata:
-    cp = document.core_properties
-    authors = tuple(a.strip() for a in re.split(r"[;,]", cp.author or "") if a.strip())
-    when = cp.created or cp.modified
-    language = cp.language or None
-    if not language:
-        lang = document.styles.element.find(f"{w('docDefaults')}/{w('rPrDefault')}/{w('rPr')}/{w('lang')}")
-        language = lang.get(w("val")) if lang is not None else None
-    return Metadata(title=(cp.title or "").strip() or None, authors=authors,
-                    date=when.date().isoformat() if when else None, language=language)
+    lang = document.styles.element.find(f"{w('docDefaults')}/{w('rPrDefault')}/{w('rPr')}/{w('lang')}")
+    return core_metadata(document.core_properties, lang.get(w("val")) if lang is not None else None)
 
 
 def extract_docx(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
@@ -302,24 +293,14 @@ def extract_docx(path: str | Path, *, max_bytes: int | None = None) -> Extracted
     return conv.out.build(_metadata(document), conv.warnings)
 
 
-class DocxReader(Reader):
+class DocxReader(OoxmlReader):
     id = "docx"
     label = "Word document"
     extra = "docx"
+    member = BODY_PART
+    suffixes = (".docx", ".docm", ".doc")
+    module = "docx"
+    doing = "reading Word documents"
 
-    def sniff(self, head: bytes, path: Path) -> bool:
-        if is_ole(head):  # password-protected (or legacy) Word file: read() says which
-            return suffix_in(path, (".docx", ".docm", ".doc"))
-        return is_zip(head) and zip_has(path, zip_names(path), BODY_PART)
-
-    def available(self) -> str | None:
-        return missing_modules(["docx"], self.extra, "reading Word documents")
-
-    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
-        check_container(data, path, kind="docx", label="Word document", required=BODY_PART).close()
-
-    def read(self, path: Path, settings: ReadSettings) -> Extracted:
-        result = extract_docx(path, max_bytes=settings.max_bytes)
-        if not result.markdown.strip():
-            raise ReaderError(f"{path} has no text", reason="empty")
-        return result
+    def extract(self, path: Path, max_bytes: int | None) -> Extracted:
+        return extract_docx(path, max_bytes=max_bytes)

@@ -22,8 +22,8 @@ from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.odt_styles import Styles, q
 from chunker.readers.office import (
-    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
-    inline_code, open_zip,
+    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence,
+    gfm_table, heading, inline_code, open_zip, split_authors,
 )
 from chunker.readers.sniffing import zip_mimetype
 
@@ -231,7 +231,7 @@ def _metadata(z: zipfile.ZipFile, etree) -> Metadata:
     authors = text("dc:creator") or text("meta:initial-creator")
     date = text("meta:creation-date") or text("dc:date")
     return Metadata(title=text("dc:title"),
-                    authors=tuple(a.strip() for a in re.split(r"[;,]", authors or "") if a.strip()),
+                    authors=split_authors(authors),
                     date=date[:10] if date else None, language=text("dc:language"))
 
 

@@ -15,7 +15,11 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from typing import ClassVar
+
+from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.model import Extracted, Image, Metadata, Place, ReaderError
+from chunker.readers.sniffing import is_zip, zip_names
 
 OLE_MAGIC = b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1"
 """An OLE compound file: what Office writes for a password-protected OOXML document (and for the
@@ -81,6 +85,20 @@ class MarkdownBuilder:
             pos += len(chunk)
         return Extracted(markdown="".join(parts), places=tuple(places), metadata=metadata,
                          images=tuple(self._images), notes=tuple(notes))
+
+
+def split_authors(text: str | None) -> tuple[str, ...]:
+    """`Ann Lee; Bob Roy` (or comma separated) as its names."""
+    return tuple(a.strip() for a in re.split(r"[;,]", text or "") if a.strip())
+
+
+def core_metadata(cp, language: str | None = None) -> Metadata:
+    """Metadata from OOXML core properties (python-docx's and python-pptx's `core_properties`);
+    `language` where the properties have none."""
+    when = cp.created or cp.modified
+    return Metadata(title=(cp.title or "").strip() or None, authors=split_authors(cp.author),
+                    date=when.date().isoformat() if when else None,
+                    language=cp.language or language)
 
 
 def heading(level: int, text: str) -> str:
@@ -224,3 +242,33 @@ def zip_has(path: Path, names: frozenset[str], member: str) -> bool:
 
 def suffix_in(path: Path, suffixes: tuple[str, ...]) -> bool:
     return os.fspath(path).lower().endswith(suffixes)
+
+
+class OoxmlReader(Reader):
+    """An Office Open XML format (DOCX, PPTX): a zip holding `member`, or, encrypted, an OLE
+    compound file with one of `suffixes`; subclasses give `extract`."""
+
+    member: ClassVar[str] = ""
+    suffixes: ClassVar[tuple[str, ...]] = ()
+    module: ClassVar[str] = ""
+    doing: ClassVar[str] = ""
+
+    def extract(self, path: Path, max_bytes: int | None) -> Extracted:  # pragma: no cover
+        raise NotImplementedError
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        if is_ole(head):  # password-protected (or legacy) Office file: read() says which
+            return suffix_in(path, self.suffixes)
+        return is_zip(head) and zip_has(path, zip_names(path), self.member)
+
+    def available(self) -> str | None:
+        return missing_modules([self.module], self.extra, self.doing)
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        check_container(data, path, kind=self.id, label=self.label, required=self.member).close()
+
+    def read(self, path: Path, settings: ReadSettings) -> Extracted:
+        result = self.extract(path, settings.max_bytes)
+        if not result.markdown.strip():
+            raise ReaderError(f"{path} has no text", reason="empty")
+        return result

@@ -16,13 +16,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chunker.readers.base import ReadSettings, Reader, missing_modules
-from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
+from chunker.readers.model import Extracted, ExtraMissing, ReaderError
 from chunker.readers.office import (
-    DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence, gfm_table, heading,
-    inline_code, is_ole, open_zip, suffix_in, zip_has,
+    DAMAGED, MarkdownBuilder, OoxmlReader, core_metadata, damaged, emphasis, escape_block,
+    fence, gfm_table, heading, inline_code, open_zip,
 )
-from chunker.readers.sniffing import is_zip, zip_names
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 PRESENTATION = "ppt/presentation.xml"
@@ -182,14 +180,6 @@ class _Deck:
         self.out.add(f"![{alt}]({name})", **where)
 
 
-def _metadata(prs) -> Metadata:
-    cp = prs.core_properties
-    authors = tuple(a.strip() for a in re.split(r"[;,]", cp.author or "") if a.strip())
-    when = cp.created or cp.modified
-    return Metadata(title=(cp.title or "").strip() or None, authors=authors,
-                    date=when.date().isoformat() if when else None, language=cp.language or None)
-
-
 def extract_pptx(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
     path = Path(path)
     try:
@@ -209,27 +199,17 @@ def extract_pptx(path: str | Path, *, max_bytes: int | None = None) -> Extracted
         raise
     except (PackageNotFoundError, *DAMAGED) as exc:
         raise damaged(path, kind="pptx", label="PowerPoint deck", exc=exc) from exc
-    return deck.out.build(_metadata(prs), deck.notes)
+    return deck.out.build(core_metadata(prs.core_properties), deck.notes)
 
 
-class PptxReader(Reader):
+class PptxReader(OoxmlReader):
     id = "pptx"
     label = "PowerPoint deck"
     extra = "pptx"
+    member = PRESENTATION
+    suffixes = (".pptx", ".pptm", ".ppt")
+    module = "pptx"
+    doing = "reading PowerPoint decks"
 
-    def sniff(self, head: bytes, path: Path) -> bool:
-        if is_ole(head):
-            return suffix_in(path, (".pptx", ".pptm", ".ppt"))
-        return is_zip(head) and zip_has(path, zip_names(path), PRESENTATION)
-
-    def available(self) -> str | None:
-        return missing_modules(["pptx"], self.extra, "reading PowerPoint decks")
-
-    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
-        check_container(data, path, kind="pptx", label="PowerPoint deck", required=PRESENTATION).close()
-
-    def read(self, path: Path, settings: ReadSettings) -> Extracted:
-        result = extract_pptx(path, max_bytes=settings.max_bytes)
-        if not result.markdown.strip():
-            raise ReaderError(f"{path} has no text", reason="empty")
-        return result
+    def extract(self, path: Path, max_bytes: int | None) -> Extracted:
+        return extract_pptx(path, max_bytes=max_bytes)
