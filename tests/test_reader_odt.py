@@ -195,7 +195,7 @@ def test_truncated_and_encrypted_odt(guide, tmp_path):
 
 
 def test_damaged_files_raise_only_reader_errors(tmp_path):
-    from tests.test_reader_docx import corrupted
+    from test_reader_docx import corrupted
 
     path = tmp_path / "damaged.odt"
     for blob in corrupted((DATA / "rust-book-appendix-02-operators.odt").read_bytes()):

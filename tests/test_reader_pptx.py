@@ -23,7 +23,7 @@ except ImportError:  # CI installs the extra: there a missing library fails the 
     pytest.skip("python-pptx is missing: pip install 'chunker-tree[pptx]'", allow_module_level=True)
 
 from chunker.readers.pptx import PptxReader, extract_pptx
-from tests.test_reader_docx import ole_file, png
+from test_reader_docx import ole_file, png
 
 DATA = Path(__file__).resolve().parent / "data" / "formats"
 
@@ -156,7 +156,7 @@ def test_reader_sniffs_broken_and_encrypted(deck, tmp_path):
 
 
 def test_damaged_files_raise_only_reader_errors(tmp_path):
-    from tests.test_reader_docx import corrupted
+    from test_reader_docx import corrupted
 
     path = tmp_path / "damaged.pptx"
     for blob in corrupted((DATA / "rust-book-appendix-02-operators.pptx").read_bytes()):
