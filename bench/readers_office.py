@@ -1,13 +1,16 @@
 """DOCX, ODT and PPTX readers on the shared corpus (heading fidelity, word recall, speed, install
 size, other libraries compared), and OCR of image-only PDF pages against their text layers.
 
-    python bench/readers_office.py [CORPUS] [--out bench/results/readers/office.json] [--no-ocr]
+    python bench/readers_office.py [CORPUS] [--out bench/results/readers/office.json] [--run] [--no-ocr]
 
 CORPUS (or $CHUNKER_CORPUS, default ../shared/corpus) holds `formats/` (the Rust-book chapters
 as pandoc wrote them to DOCX, ODT and PPTX), `markdown/` (their sources) and `pdf/`.
 - headings: the share of the source's headings (level and title; for PPTX the title only) found,
   in order, among the extracted Markdown's headings (measured as bench/readers_html_epub.py does);
 - words: the share of the source's words (its rendered text, as a multiset) in the extraction's;
+- with `--run`: `chunker run FILE --model scripted --embeddings lexical`, and the share of the
+  source's headings (for PPTX the extracted headings whose title the source has) that start a
+  node with that title and depth (`run_nodes` of bench/readers_html_epub.py);
 - OCR: a page is rendered, kept only as an image in a new PDF page (no text layer), that page is
   rendered again and read by tesseract; the share of the original text layer's words found.
   Old TeX PDFs split words in their text layer (`He ap`), so the words are also counted against
@@ -36,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "bench"))
 
 from readers_html_epub import (  # noqa: E402  (the same measures as the HTML/EPUB benchmark)
-    heading_share, headings, install_size, rendered_words, timed, word_share,
+    heading_share, headings, install_size, rendered_words, run_nodes, timed, word_share,
 )
 
 OCR_PAGES = [("four-lectures.pdf", 2), ("four-lectures.pdf", 6), ("q1-fy25-earnings.pdf", 1)]
@@ -97,16 +100,23 @@ def titles(heads: list[tuple]) -> list[tuple]:
     return [(0, t) for _, t in heads]
 
 
-def measure(fn, path: Path, source_md: str, kind: str) -> dict:
+def measure(fn, path: Path, source_md: str, kind: str, run: bool = False) -> dict:
     size = path.stat().st_size
     got, spm = timed(lambda: fn(path), size)
     text = got if isinstance(got, str) else got.markdown
     if not isinstance(got, str):
         got.check()
     want, have = headings(source_md), headings(text)
+    extra = {}
+    if run:  # `chunker run` on the file: the source's headings that start a node
+        import tempfile
+
+        wanted = want if kind != "pptx" else [h for h in have if h[1] in {t for _, t in want}]
+        with tempfile.TemporaryDirectory() as work:
+            extra = {"run": run_nodes(path, text, wanted, Path(work))}
     if kind == "pptx":
         want, have = titles(want), titles(have)
-    return {"file": path.name, "format": kind, "bytes": size, "source_headings": len(want),
+    return {**extra, "file": path.name, "format": kind, "bytes": size, "source_headings": len(want),
             "heading_share": round(heading_share(want, have), 4),
             "word_share": round(word_share(rendered_words(source_md), rendered_words(text)), 4),
             "seconds_per_mb": spm}
@@ -193,6 +203,8 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("corpus", nargs="?", default=os.environ.get("CHUNKER_CORPUS", str(ROOT.parent / "shared" / "corpus")))
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "readers" / "office.json"))
+    ap.add_argument("--run", action="store_true",
+                    help="also run chunker (scripted, lexical) on each file and count headings that start a node")
     ap.add_argument("--no-ocr", action="store_true", help="leave the OCR pages out (tesseract is slow)")
     ap.add_argument("--candidates-only", action="store_true",
                     help="only measure the other libraries importable here, merged into --out")
@@ -214,7 +226,7 @@ def main() -> int:
             if not path.exists():
                 continue
             if kind in readers:
-                files.append(measure(readers[kind], path, source_md, kind))
+                files.append(measure(readers[kind], path, source_md, kind, run=args.run))
             for name, fn in candidates()[kind].items():
                 try:
                     row = measure(fn, path, source_md, kind)
@@ -255,7 +267,9 @@ def main() -> int:
     out.write_text(json.dumps(report, indent=2, ensure_ascii=False) + "\n")
     for row in report.get("files", []):
         print(f"{row['file']:42} headings {row['heading_share']:.1%} of {row['source_headings']:2}"
-              f"  words {row['word_share']:.1%}  {row['seconds_per_mb']} s/MB")
+              f"  words {row['word_share']:.1%}  {row['seconds_per_mb']} s/MB"
+              + (f"  run: {row['run']['start_a_node']:.1%} of {row['run']['headings']} headings start a node"
+                 f"{' (proxy)' if row['run']['proxy'] else ''}" if "run" in row else ""))
     for kind, names in report["candidates"].items():
         for name, rows in names.items():
             m = rows.get("mean")
