@@ -127,8 +127,8 @@ def install_size(names: list[str]) -> dict:
 
 def run_nodes(path: Path, markdown: str, source: list, work: Path) -> dict:
     """`chunker run FILE --model scripted --embeddings lexical`, then the share of the
-    Markdown's headings that start a node with the same title and level (its header path's
-    last title and depth). Until runs read through the readers (the run's text is not the
+    source's headings that start a node with the same title and level (the node's header
+    path holds the heading with the same headings above it). Until runs read through the readers (the run's text is not the
     reader's Markdown), the extracted Markdown is run as a `.md` file instead (`proxy`)."""
     import subprocess
 
@@ -147,22 +147,21 @@ def run_nodes(path: Path, markdown: str, source: list, work: Path) -> dict:
         doc.write_text(markdown, encoding="utf-8")
         tree = run(doc, work / f"{path.name}.md.tree")
     lines = [0] + [m.end() for m in re.finditer("\n", markdown)]
-    heads = [(lines[line], level, title) for line, level, title in headings(markdown, lines=True)
-             if (level, title) in set(source)]
-    starts = []
-    for node in tree["nodes"]:
-        hp = node.get("header_path") or []
-        if hp:
-            title = " ".join(hp[-1].split()).casefold()  # header paths are plain text
-            starts.append((node["span"][0], len(hp), title))
+    heads, stack = [], []  # a heading's path: the titles of the headings above it, then its own
+    for line, level, title in headings(markdown, lines=True):
+        stack = [(lv, t) for lv, t in stack if lv < level] + [(level, title)]
+        if (level, title) in set(source):
+            heads.append((lines[line], [t for _, t in stack]))
+    starts = [(node["span"][0], [" ".join(t.split()).casefold() for t in node["header_path"]])
+              for node in tree["nodes"] if node.get("header_path")]
     found = 0
-    for offset, level, title in heads:
-        for start, depth, last in starts:
-            between = markdown[start:offset]
-            if (depth, last) == (level, title) and start <= offset and not re.sub(
-                    r"^#{1,6} .*$", "", between, flags=re.M).strip():
-                found += 1
-                break
+    for offset, want in heads:
+        # a node starts at the heading (only headings lie between) and its header path holds
+        # the heading at its place: same title, same ancestors (a leaf's path may go deeper)
+        if any(start <= offset and hp[:len(want)] == want
+               and not re.sub(r"^#{1,6} .*$", "", markdown[start:offset], flags=re.M).strip()
+               for start, hp in starts):
+            found += 1
     return {"headings": len(heads), "start_a_node": round(found / len(heads), 4) if heads else 1.0,
             "nodes": len(tree["nodes"]), "proxy": proxy}
 
@@ -285,6 +284,11 @@ def main() -> int:
             "heading_share": round(heading_share(want_heads, headings(got.markdown)), 4),
             "word_share": round(word_share(want_words, rendered_words(got.markdown)), 4),
             "seconds_per_mb": spm, "reference": "its own XHTML text and TOC"})
+        if args.run:
+            import tempfile
+
+            with tempfile.TemporaryDirectory() as work:
+                report["files"][-1]["run"] = run_nodes(path, got.markdown, want_heads, Path(work))
     for name, variants in report["candidates"].items():
         for variant, rows in variants.items():
             variants[variant] = {k: round(sum(r[k] for r in rows) / len(rows), 4)
