@@ -1,11 +1,13 @@
 """Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
 
-    python bench/tree_identity.py capture DIR [DOC,DOC...]   # every document x mode x strategy
+    python bench/tree_identity.py capture DIR [DOC,DOC...] [--embeddings lexical]
+                                          [--modes candidates] [--strategies peel,full]
     python bench/tree_identity.py compare DIR_A DIR_B [--as-v2]
 
 `capture` runs `chunker run --model scripted` (two at a time, each its own process) on
-Cinderella, Emma, a manifesto, the three Rust-book chapters and a PDF, in both boundary
-modes and all three strategies, into DIR/<doc>-<mode>-<strategy>/, and writes
+Cinderella, Emma, a manifesto, the three Rust-book chapters, a PDF and a small mixed
+folder (`folder`: Cinderella, a Rust chapter and the lecture-notes PDF in a subfolder, copied
+into the same temporary folder by every capture, since the tree records the corpus's root), in both boundary modes and all three strategies (or those given), into DIR/<doc>-<mode>-<strategy>/, and writes
 DIR/digests.json: for every tree file its SHA-256 (hierarchy.json without its
 `finished_at` line, every Markdown file), or the run's exit code and last error line.
 `compare` prints the cases whose digests differ and exits 1 if any does. With `--as-v2` it
@@ -18,13 +20,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = ROOT.parent / "shared" / "corpus"
+CORPUS = Path(os.environ.get("CHUNKER_CORPUS", ROOT.parent / "shared" / "corpus"))
 DOCS = {
     "cinderella": ROOT / "examples" / "cinderella.txt",
     "emma": CORPUS / "emma" / "emma.md",
@@ -33,7 +38,11 @@ DOCS = {
     "rust-types": CORPUS / "markdown" / "rust-book-ch03-02-data-types.md",
     "rust-strings": CORPUS / "markdown" / "rust-book-ch08-02-strings.md",
     "pdf-earnings": CORPUS / "pdf" / "q1-fy25-earnings.pdf",
+    "folder": None,  # built by `capture` (see `_folder`)
 }
+FOLDER = {"cinderella.txt": ROOT / "examples" / "cinderella.txt",
+          "rust/operators.md": CORPUS / "markdown" / "rust-book-appendix-02-operators.md",
+          "rust/notes/four-lectures.pdf": CORPUS / "pdf" / "four-lectures.pdf"}
 MODES = ("candidates", "phrase")
 STRATEGIES = ("flat", "peel", "full")
 
@@ -89,14 +98,27 @@ def as_v2(out: Path) -> dict[str, str]:
     return files
 
 
-def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]:
+FOLDER_ROOT = Path(tempfile.gettempdir()) / "chunker-tree-identity-folder"
+
+
+def _folder() -> Path:
+    """The small mixed folder: the same bytes at the same place in every capture."""
+    root = FOLDER_ROOT
+    for rel, src in FOLDER.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, root / rel)
+    return root
+
+
+def run_case(base: Path, doc: str, mode: str, strategy: str, extra: list[str]) -> tuple[str, dict]:
     name = f"{doc}-{mode}-{strategy}"
     out = base / name
     config = base / f"{name}.yaml"
     config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\n", encoding="utf-8")
+    src = FOLDER_ROOT if doc == "folder" else DOCS[doc]
     proc = subprocess.run(  # outside the checkout: PYTHONPATH may point at another version
-        [sys.executable, "-m", "chunker.cli.app", "run", str(DOCS[doc]), "--model", "scripted",
-         "-o", str(out), "--config", str(config), "--quiet", "--force"],
+        [sys.executable, "-m", "chunker.cli.app", "run", str(src), "--model", "scripted",
+         "-o", str(out), "--config", str(config), "--quiet", "--force", *extra],
         capture_output=True, text=True, cwd=base)
     if proc.returncode != 0:
         tail = (proc.stderr.strip().splitlines() or [""])[-1]
@@ -104,11 +126,18 @@ def run_case(base: Path, doc: str, mode: str, strategy: str) -> tuple[str, dict]
     return name, {"exit": 0, "files": digest_tree(out)}
 
 
-def capture(base: Path, only: list[str] | None = None) -> None:
+def capture(base: Path, only: list[str] | None = None, *, extra: list[str] = (),
+            modes=MODES, strategies=STRATEGIES) -> None:
     base.mkdir(parents=True, exist_ok=True)
-    cases = [(d, m, s) for d in (only or DOCS) for m in MODES for s in STRATEGIES]
+    missing = [str(p) for d in (only or DOCS) for p in ([DOCS[d]] if d != "folder" else FOLDER.values())
+               if not p.exists()]
+    if missing:
+        sys.exit(f"missing (set CHUNKER_CORPUS to the shared corpus): {', '.join(missing)}")
+    if "folder" in (only or DOCS):
+        _folder()
+    cases = [(d, m, s) for d in (only or DOCS) for m in modes for s in strategies]
     with ThreadPoolExecutor(max_workers=2) as pool:
-        results = dict(pool.map(lambda c: run_case(base, *c), cases))
+        results = dict(pool.map(lambda c: run_case(base, *c, list(extra)), cases))
     (base / "digests.json").write_text(json.dumps(results, indent=1, sort_keys=True) + "\n")
     for name, r in sorted(results.items()):
         print(name, "ok" if r["exit"] == 0 else f"exit {r['exit']}: {r['error']}",
@@ -160,7 +189,21 @@ def _explain(a: Path, b: Path, name: str, changed: list[str]) -> str:
 
 if __name__ == "__main__":
     if sys.argv[1:2] == ["capture"]:
-        capture(Path(sys.argv[2]), sys.argv[3].split(",") if len(sys.argv) > 3 else None)
+        args = sys.argv[3:]
+
+        def option(flag: str) -> str | None:
+            if flag not in args:
+                return None
+            i = args.index(flag)
+            value = args[i + 1]
+            del args[i:i + 2]
+            return value
+
+        emb, modes, strategies = option("--embeddings"), option("--modes"), option("--strategies")
+        capture(Path(sys.argv[2]), args[0].split(",") if args else None,
+                extra=["--embeddings", emb] if emb else [],
+                modes=tuple(modes.split(",")) if modes else MODES,
+                strategies=tuple(strategies.split(",")) if strategies else STRATEGIES)
     elif sys.argv[1:2] == ["compare"]:
         sys.exit(compare(Path(sys.argv[2]), Path(sys.argv[3]), v2="--as-v2" in sys.argv[4:]))
     else:

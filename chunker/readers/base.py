@@ -43,6 +43,8 @@ Class attributes the pipeline asks instead of testing formats (defaults below):
   and Markdown, whose file is itself the source.
 - `split_unit`: the default split unit of a run on this format (`page` for PDF), None for the
   run's own default.
+- `check(data, path, settings)`: a cheap test a corpus runs on discovery (raise ReaderError for an
+  encrypted or truncated file); optional.
 - `page_images(path, pages, dpi=, max_images=)`: PNG images of 1-based pages for a vision model
   (PDF); the default has none.
 
@@ -100,6 +102,12 @@ class Reader:
     def available(self) -> str | None:
         """None when the reader can read now, else one line: what is missing, what to install."""
         return None
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        """A cheap test a corpus runs when it finds the file (`data`: its bytes), before any
+        work: raise ReaderError for what is sure to fail (a password, DRM, a truncated
+        container), so `--strict` can refuse early. The default finds nothing; `read` still
+        raises for whatever this does not catch."""
 
     def read(self, path: Path, settings: ReadSettings) -> Extracted:  # pragma: no cover - interface
         raise NotImplementedError

@@ -64,17 +64,20 @@ class ReaderRegistry:
 
     def sniff(self, path: str | Path, head: bytes | None = None) -> Reader:
         """The reader of the file at `path` (its first bytes in `head`, read when not given).
-        ReaderError when it is a zip that no reader claims (a truncated or unknown container);
-        OSError when it cannot be read."""
+        ReaderError when it is a zip that no reader claims (a truncated or unknown container:
+        never plain text); OSError when it cannot be read."""
         p = Path(path)
         if head is None:
             with open(p, "rb") as f:
                 head = f.read(HEAD_BYTES)
-        for reader in self.readers():
+        *claimants, fallback = self.readers()
+        for reader in claimants:
             if reader.sniff(head, p):
                 return reader
-        raise ReaderError(f"{p} is a zip archive that no reader knows (or a damaged one)",
-                          reason="broken-zip" if is_zip(head) else "unknown-format")
+        if is_zip(head):  # a container none of its formats claims: truncated, or unknown
+            raise ReaderError(f"{p} is a damaged zip archive, or a container of no format chunker reads",
+                              reason="broken-zip")
+        return fallback
 
     def rediscover(self) -> None:
         """Forget the listed entry points and the plugins built from them (tests install one)."""
