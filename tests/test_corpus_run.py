@@ -74,7 +74,7 @@ def test_a_folder_becomes_one_tree(mixed, tmp_path):
     proc = chunker("run", mixed, "--model", MODEL, "-o", out, "--json", check=0)
     report = json.loads(proc.stdout)
     h = tree_of(out)
-    assert h["schema_version"] == 3
+    assert h["schema_version"] == 4
     sources = sorted(d["source"] for d in h["meta"]["corpus"]["documents"])
     assert sources == ["book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md",
                        "short note.md", "tales/grimm/cinderella.txt"]

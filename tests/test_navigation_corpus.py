@@ -302,7 +302,7 @@ def test_a_schema_2_tree_still_opens(tmp_path):
     (out / "hierarchy.json").write_bytes((ROOT / "tests" / "fixtures" / "schema2" / "hierarchy.json").read_bytes())
     tree = open_tree(out)
     h = tree.hierarchy
-    assert h.schema_version == 3 and not tree.is_corpus
+    assert h.schema_version == 4 and not tree.is_corpus
     assert h.by_id()[h.root].kind == "document"
     assert "leaf" in {n.kind for n in h.nodes} <= {"document", "block", "leaf"}
     assert {n.content for n in h.leaves()} <= {"prose", "table", "code", "math", "figure", "mixed"}

@@ -12,11 +12,32 @@ from typing import Literal
 
 from pydantic import BaseModel, Field, model_serializer, model_validator
 
-SCHEMA_VERSION = 3
-"""3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
-(it was `kind` in 2); a folder node has no span."""
+SCHEMA_VERSION = 4
+"""4: a node of a file with locations (pages, container parts, slides, paragraphs, OCR) says
+where it lies in it (`location`). 3: every node has `kind` and `source`; the Markdown leaves'
+content type is `content` (it was `kind` in 2); a folder node has no span. Trees of every
+earlier version still open (`Hierarchy._from_older`)."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
+
+
+class NodeLocation(BaseModel):
+    """Where a node's text lies in its original file (`chunker/readers/location.py`): only
+    what the format has is set."""
+
+    pages: tuple[int, int] | None = Field(default=None, description="first and last 1-based page")
+    parts: list[str] | None = Field(default=None, description=(
+        "the container's files the text comes from, in order (an EPUB's chapter files)"))
+    anchor: str | None = Field(default=None, description="the id nearest before the start, in its first part")
+    slides: tuple[int, int] | None = Field(default=None, description="first and last 1-based slide")
+    paragraphs: tuple[int, int] | None = Field(default=None, description=(
+        "0-based: the first paragraph (in the first part) and the last (in the last part)"))
+    ocr_confidence: float | None = Field(default=None, description=(
+        "the lowest mean OCR confidence (0-100) of the stretches of the text OCR read"))
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler):
+        return {k: v for k, v in handler(self).items() if v is not None}
 
 
 class TreeNode(BaseModel):
@@ -47,6 +68,9 @@ class TreeNode(BaseModel):
         default=None, description="PDF documents: first and last 1-based page of the node's text")
     scanned_pages: list[int] | None = Field(
         default=None, description="PDF leaves: scanned pages (no text layer) the leaf holds")
+    location: NodeLocation | None = Field(default=None, description=(
+        "where the node lies in its original file (formats with pages, parts, slides or "
+        "paragraphs; not plain text or Markdown); `pages` repeats the node's own"))
 
     content: str | None = Field(
         default=None, description="Markdown leaves: prose, table, code, math, figure or mixed")
@@ -62,7 +86,7 @@ class TreeNode(BaseModel):
     def _omit_pdf_fields(self, handler):
         # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
         data = handler(self)
-        for key in ("pages", "scanned_pages", "content", "header_path", "title", "tags"):
+        for key in ("pages", "scanned_pages", "location", "content", "header_path", "title", "tags"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -139,6 +163,22 @@ class RunMeta(BaseModel):
         return data
 
 
+def _schema_2_to_3(data: dict) -> dict:
+    """Schema 2 (one document): its Markdown leaves' `kind` is their `content`, each node's
+    kind follows from its place, its source is the document's file name."""
+    source = PurePath((data.get("meta") or {}).get("source") or "").name or None
+    nodes = []
+    for node in data.get("nodes", []):
+        node = dict(node)
+        if "kind" in node:
+            node["content"] = node.pop("kind")
+        node["kind"] = ("document" if node.get("id") == data.get("root")
+                        else "leaf" if node.get("level") == 0 else "block")
+        node.setdefault("source", source)
+        nodes.append(node)
+    return {**data, "schema_version": 3, "nodes": nodes}
+
+
 class Hierarchy(BaseModel):
     schema_version: int = SCHEMA_VERSION
     root: str
@@ -147,22 +187,15 @@ class Hierarchy(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_schema_2(cls, data):
-        """A tree written by schema 2 (one document) still opens: its Markdown leaves'
-        `kind` is their `content`, each node's kind follows from its place, its source is
-        the document's file name."""
-        if not isinstance(data, dict) or data.get("schema_version") != 2:
+    def _from_older(cls, data):
+        """A tree of an earlier schema still opens, as today's: schema 3 lacks locations (a
+        PDF's nodes get theirs from their pages), schema 2 also `kind` and `source`."""
+        if not isinstance(data, dict) or data.get("schema_version") not in (2, 3):
             return data
-        source = PurePath((data.get("meta") or {}).get("source") or "").name or None
-        nodes = []
-        for node in data.get("nodes", []):
-            node = dict(node)
-            if "kind" in node:
-                node["content"] = node.pop("kind")
-            node["kind"] = ("document" if node.get("id") == data.get("root")
-                            else "leaf" if node.get("level") == 0 else "block")
-            node.setdefault("source", source)
-            nodes.append(node)
+        if data["schema_version"] == 2:
+            data = _schema_2_to_3(data)
+        nodes = [({**n, "location": {"pages": n["pages"]}} if n.get("pages") and not n.get("location") else n)
+                 for n in data.get("nodes", [])]
         return {**data, "schema_version": SCHEMA_VERSION, "nodes": nodes}
 
     def by_id(self) -> dict[str, TreeNode]:
