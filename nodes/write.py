@@ -25,8 +25,8 @@ from chunker.state.schema import ChunkerState
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
-    # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
-    source = cfg.pdf.source or state.get("path")
+    # an extracted format's tree is built on OUT/source.md: name the original itself
+    source = cfg.input.source or state.get("path")
     meta = RunMeta(
         tool_version=__version__, model=cfg.llm.model, doc_id=state["doc_id"], source=source,
         source_chars=state["doc_chars"], config=cfg.public_dict(), signature=signature_of(cfg.public_dict()),
@@ -37,7 +37,7 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     writes = bool(rs.out_dir) and rs.writes_tree
     taken = foreign_stems(rs.out_dir) if writes else None
     source_name = Path(source).name if source else None
-    locate = _locator(rs.out_dir) if cfg.pdf.source else None
+    locate = _locator(rs.out_dir) if cfg.input.source else None
     if state.get("reuse_key"):  # an update: the old tree's ids and file names where they hold
         index = index_of(state, runtime)
         overview(final_store(rs) if index.patch else rs, cfg, state["root_id"])

@@ -54,7 +54,7 @@ class ChunkPages:
 def chunk_pages(cfg: ChunkerSettings, span: tuple[int, int], out_dir: str | None) -> ChunkPages:
     """Pages, scan flags and (with a vision model) page images of a chunk; empty for a source
     without pages. The source map lies in the run's folder `out_dir`."""
-    source = load_map(out_dir) if cfg.pdf.source and out_dir else None
+    source = load_map(out_dir) if cfg.input.source and out_dir else None
     pages = source.pages(span) if source is not None else None
     if pages is None:
         return ChunkPages()

@@ -4,7 +4,8 @@ Extraction itself is `chunker/document/pdf.py` (PyMuPDF, the `pdf` extra). A sca
 (images, no text layer) is rendered and read by OCR (`chunker/readers/ocr.py`, the `ocr`
 extra and the `tesseract` program) when it is installed: its text takes the page's place,
 which records the engine's confidence. Without OCR the page contributes `SCANNED_NOTE`, one
-line of its own (a leaf cannot be empty: see `chunker/document/pdf_source.py`), and the
+line of its own (a leaf cannot be empty: the lossless check requires every leaf to cover at
+least one character, so a zero-width scan would break the tiling it guards), and the
 reader says once which pages it could not read and what to install; a vision model, when
 given, still transcribes such a page at rewrite.
 """

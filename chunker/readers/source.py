@@ -17,7 +17,7 @@ from chunker.readers.location import Location, Locator
 from chunker.readers.model import Extracted, ExtraMissing, Image, Metadata, Place, ReaderError
 from chunker.readers.registry import READERS
 
-EXTRACTED_SETTING = "pdf_source"
+EXTRACTED_SETTING = "extracted_source"
 """The flat setting that names the original file of a run whose text is an extraction."""
 
 
