@@ -81,9 +81,9 @@ def plugin_env(tmp_path) -> dict:
     return {"PYTHONPATH": f"{site}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"}
 
 
-def _memo() -> str:
+def _memo(count: int = 12) -> str:
     paras = [f"Paragraph {i} of the memo says the harbour crane {i} needs new cables before winter, "
-             f"and the night shift keeps a log of every lift it makes near pier {i}." for i in range(12)]
+             f"and the night shift keeps a log of every lift it makes near pier {i}." for i in range(count)]
     return "MEMO\n" + "\n\n".join(paras) + "\n"
 
 
@@ -187,3 +187,24 @@ def test_a_single_extracted_file_records_its_locations(tmp_path, plugin_env):
     assert view.location == leaves[0]["location"] and "paragraph" in view.render()
     passage = tree.read_original(leaves[0]["id"])
     assert passage.location == leaves[0]["location"]
+
+
+def test_update_redoes_only_what_changed_in_an_extracted_text(tmp_path, plugin_env):
+    doc = tmp_path / "harbour.memo"
+    doc.write_text(_memo(60), encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", doc, *FAST, "-o", out, "--quiet", env=plugin_env, check=0)
+    edited = _memo(60).replace("Paragraph 58 of the memo says", "Paragraph 58 of the memo, revised, says")
+    doc.write_text(edited, encoding="utf-8")
+    before = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+    chunker("update", out, "--quiet", env=plugin_env, check=0)
+    after = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+    record = after["meta"]["updates"][-1]
+    assert record["reused"].get("leaves", 0) >= 1 and record["calls"] < before["meta"]["stats"]["calls.total"]
+    old = {n["id"]: n["original"] for n in before["nodes"] if not n["children"]}
+    assert any(old.get(n["id"]) == n["original"] for n in after["nodes"] if not n["children"])
+    assert (out / "source.md").read_text(encoding="utf-8") == edited[5:]
+    import hashlib
+
+    run = json.loads((out / ".chunker" / "run.json").read_text())
+    assert run["original_sha256"] == hashlib.sha256(doc.read_bytes()).hexdigest()
