@@ -44,15 +44,21 @@ def run_chunker(pdf: Path, out: Path) -> dict:
     return {"run_s": round(wall, 1), "peak_rss_mb": round(usage.ru_maxrss / 1024)}
 
 
-def tree_figures(out: Path, pi_starts: list[int] | None) -> dict:
+def tree_figures(out: Path, pi_starts: list[int] | None, pdf: Path) -> dict:
+    from chunker.document.pdf import extract
+    from chunker.readers.pdf import fill_scans
+
     h = json.loads((out / "hierarchy.json").read_text())
-    pages = json.loads((out / ".chunker" / "pages.json").read_text())
+    got = extract(pdf)
+    _, places = fill_scans(got.markdown, got.pages, {})
+    shift = {pg.number: place.start - pg.start for pg, place in zip(got.pages, places)}
+    tables = [(t.page, t.start + shift[t.page], t.end + shift[t.page]) for t in got.tables]  # in source.md
     leaves = [n for n in h["nodes"] if n["level"] == 0]
     root = next(n for n in h["nodes"] if n["id"] == h["root"])
     ours = sorted({n["pages"][0] for n in h["nodes"]})
-    whole = sum(any(lf["span"][0] <= t[1] and t[2] <= lf["span"][1] for lf in leaves) for t in pages["tables"])
+    whole = sum(any(lf["span"][0] <= t[1] and t[2] <= lf["span"][1] for lf in leaves) for t in tables)
     fig = {"nodes": len(h["nodes"]), "leaves": len(leaves), "depth": root["level"] + 1,
-           "tables": len(pages["tables"]), "tables_whole_in_one_leaf": whole,
+           "tables": len(tables), "tables_whole_in_one_leaf": whole,
            "stats_strategy": [k for k in h["meta"]["stats"] if k.startswith("strategy.")]}
     if pi_starts is not None:
         fig.update({
@@ -66,15 +72,17 @@ def tree_figures(out: Path, pi_starts: list[int] | None) -> dict:
 
 def speed(pdf: Path) -> dict:
     from chunker.document.pdf import render_pages
-    from chunker.document.pdf_source import extract_source
+    from chunker.readers.base import ReadSettings
+    from chunker.readers.source import Source
 
     start = time.perf_counter()
-    src = extract_source(pdf, max_bytes=1 << 40)
+    src = Source.open(pdf, ReadSettings(max_bytes=1 << 40))
     extract_s = time.perf_counter() - start
-    n = min(RENDER_PAGES, len(src.pages))
+    pages = [p for p in src.places if p.page is not None]
+    n = min(RENDER_PAGES, len(pages))
     start = time.perf_counter()
     render_pages(pdf, list(range(1, n + 1)), dpi=150, max_images=n)
-    return {"pages": len(src.pages), "extract_s_per_page": round(extract_s / len(src.pages), 3),
+    return {"pages": len(pages), "extract_s_per_page": round(extract_s / len(pages), 3),
             "render_s_per_page_150dpi": round((time.perf_counter() - start) / n, 3)}
 
 
@@ -84,7 +92,7 @@ def corpus(name: str) -> dict:
     pi_starts, pi_depth = pdf_extract.pageindex_starts(tree["structure"])
     with tempfile.TemporaryDirectory() as tmp:
         run = run_chunker(pdf, Path(tmp) / "out")
-        fig = tree_figures(Path(tmp) / "out", pi_starts)
+        fig = tree_figures(Path(tmp) / "out", pi_starts, pdf)
     return {"name": name, **speed(pdf), **run, **fig,
             "pageindex_nodes": len(pi_starts), "pageindex_depth": pi_depth}
 
@@ -94,7 +102,7 @@ def generated(pages: int) -> dict:
         pdf = Path(tmp) / "long.pdf"
         pdf_extract.make_long_pdf(pdf, pages)
         run = run_chunker(pdf, Path(tmp) / "out")
-        fig = tree_figures(Path(tmp) / "out", None)
+        fig = tree_figures(Path(tmp) / "out", None, pdf)
     return {"name": f"generated-{pages}", "pages": pages, **run, **fig}
 
 

@@ -20,14 +20,15 @@ from chunker.llm.invoke import CallResult, call_llm
 from chunker.grounding.recall import recall
 from chunker.nodes.common import run_store
 from chunker.grounding.gate import grounded
-from chunker.document.pdf_pages import chunk_pages, text_without_notes
+from chunker.readers.page_images import chunk_pages
 from chunker.chunking.peel import leaf_structure
 from chunker.state.records import LeafCut, NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
 
 _PAGES = threading.Lock()
-"""PyMuPDF is not thread-safe: leaves written in parallel render their pages one at a time."""
+"""Page renderers (PyMuPDF) are not thread-safe: leaves written in parallel render their pages
+one at a time."""
 
 
 def rewrite_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -53,7 +54,7 @@ def rewrite_leaf(cfg: ChunkerSettings, rs: RunStore, doc_id: str, cut: LeafCut, 
     task = "rewrite_summarize" if combined else "rewrite"
     original_tokens = count_tokens(original)
     leaf = leaf_structure(rs, doc_id, start, end)  # Markdown: heading path, kind
-    with _PAGES:  # PDF runs: pages, scan flags, images for the vision model
+    with _PAGES:  # a paged source: pages, scan flags, images for the vision model
         pdf = chunk_pages(cfg, (start, end), rs.out_dir)
     if asked:
         result = call_llm(cfg.llm, node="rewrite_chunk", task=task,
@@ -66,7 +67,7 @@ def rewrite_leaf(cfg: ChunkerSettings, rs: RunStore, doc_id: str, cut: LeafCut, 
         result = CallResult(parsed=None, stats={"extracted.rewrite": 1})
     stats = {**pdf.stats, **result.stats}
     rewritten = (result.parsed.rewritten.strip() if result.parsed else "")
-    own_text = text_without_notes(original) if pdf.scanned else original
+    own_text = pdf.own_text(original) if pdf.scanned else original
     if rewritten and own_text.strip() and recall(own_text, rewritten) < cfg.grounding.rewrite_min_recall:
         rewritten = ""  # the model dropped facts (or wrote about something else)
         stats["rewrite.unfaithful"] = 1

@@ -21,12 +21,13 @@ from chunker.update.index import ReuseIndex
 from chunker.update.signature import signature_of
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.knowledge.passes import annotate
+from chunker.readers.source_map import load_map
 from chunker.state.schema import ChunkerState
 
 def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
-    # a PDF's tree is built on its extracted OUT/source.md: name the PDF itself
-    source = cfg.pdf.source or state.get("path")
+    # an extracted format's tree is built on OUT/source.md: name the original itself
+    source = cfg.input.source or state.get("path")
     meta = RunMeta(
         tool_version=__version__, model=cfg.llm.model, doc_id=state["doc_id"], source=source,
         source_chars=state["doc_chars"], config=cfg.public_dict(), signature=signature_of(cfg.public_dict()),
@@ -37,18 +38,20 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     writes = bool(rs.out_dir) and rs.writes_tree
     taken = foreign_stems(rs.out_dir) if writes else None
     source_name = Path(source).name if source else None
+    locate = _locator(rs.out_dir) if cfg.input.source else None
     if state.get("reuse_key"):  # an update: the old tree's ids and file names where they hold
         index = index_of(state, runtime)
         overview(final_store(rs) if index.patch else rs, cfg, state["root_id"])
         records, root_id, counts = updated_records(state, runtime)
         meta = meta.model_copy(update={"updates": update_records(index, meta, counts)})
         hierarchy = assemble_records(rs, records, root_id, meta, cfg.output.slug_max_length,
-                                     taken=taken, source_name=source_name, names=index.names())
+                                     taken=taken, source_name=source_name, names=index.names(),
+                                     locate=locate)
     else:
         overview(rs, cfg, state["root_id"])
         hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                              state["root_id"], meta, cfg.output.slug_max_length,
-                             taken=taken, source_name=source_name)
+                             taken=taken, source_name=source_name, locate=locate)
     if writes:  # the knowledge passes over the finished tree (an update redoes them all)
         hierarchy = annotate(hierarchy)
         title = Path(source).stem if source else "Document"
@@ -57,6 +60,18 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     if return_tree is None:  # served, embedded, or one document of a corpus: the output is the way out
         return_tree = not writes
     return {"tree": hierarchy.model_dump(mode="json") if return_tree else None}
+
+
+def _locator(out_dir: str | None):
+    """Where a span lies in the run's original file, from its source map (None without one)."""
+    source = load_map(out_dir)
+    if source is None or not source.locator.has_location:
+        return None
+
+    def locate(span: tuple[int, int]) -> dict | None:
+        found = source.locate(span)
+        return found.as_dict() if found is not None else None
+    return locate
 
 
 def overview(rs: RunStore, cfg: ChunkerSettings, root_id: str) -> None:

@@ -14,6 +14,27 @@ import pytest
 from chunker.corpus import discover as discover_module
 from chunker.corpus.discover import CorpusError, check_file, corpus_root, discover
 from chunker.corpus.model import Discovery, SourceFile
+from chunker.readers.pdf import PdfReader
+from chunker.readers.registry import BUILTINS, ReaderRegistry
+
+
+class InstalledPdf(PdfReader):
+    """The PDF reader as if PyMuPDF were installed."""
+
+    def available(self):
+        return None
+
+
+class MissingPdf(PdfReader):
+    """The PDF reader as if PyMuPDF were not installed."""
+
+    def available(self):
+        return "reading PDFs needs the pdf extra (PyMuPDF, AGPL-3.0): pip install 'chunker-tree[pdf]'"
+
+
+def with_pdf(reader: type) -> ReaderRegistry:
+    """The built-in readers, the PDF one replaced by `reader` (a class of this module)."""
+    return ReaderRegistry(builtins={**BUILTINS, "pdf": f"{__name__}:{reader.__name__}"})
 
 # A small well-formed PDF, without PyMuPDF (its cross-reference offsets are not exact: MuPDF
 # repairs that silently, and sniffing only needs the header).
@@ -115,7 +136,8 @@ def test_include_and_exclude_globs(tmp_path):
 
 def test_each_bad_file_is_skipped_with_its_code(tmp_path):
     write(tmp_path, "good.md")
-    write(tmp_path, "image.md", b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR")
+    # binary bytes of no format chunker reads (a PNG is an image document now: readers/image.py)
+    write(tmp_path, "image.md", b"\x7fELF\x02\x01\x01\x00\x00\x00\x00\x00")
     write(tmp_path, "utf16.txt", "hello".encode("utf-16"))
     write(tmp_path, "empty.md", b"")
     write(tmp_path, "blank.md", b" \n\t\r\n")
@@ -214,19 +236,20 @@ def test_without_pymupdf_the_bytes_tell_an_encrypted_pdf(tmp_path, monkeypatch):
     monkeypatch.setitem(sys.modules, "fitz", None)
     write(tmp_path, "plain.pdf", PDF)
     write(tmp_path, "locked.pdf", PDF.replace(b"/Root 1 0 R", b"/Root 1 0 R/Encrypt 3 0 R"))
-    found = run(tmp_path, pdf_supported=True)
+    found = run(tmp_path, readers=with_pdf(InstalledPdf))
     assert rels(found) == ["plain.pdf"] and [s.code for s in found.skipped] == ["encrypted-pdf"]
 
 
 def test_a_pdf_needs_the_extra(tmp_path):
     write(tmp_path, "paper.pdf", PDF)
-    assert reasons(run(tmp_path, pdf_supported=False)) == {"paper.pdf": "needs-pdf-extra: install chunker-tree[pdf]"}
+    assert reasons(run(tmp_path, readers=with_pdf(MissingPdf))) == {
+        "paper.pdf": "needs-extra:pdf: pip install 'chunker-tree[pdf]'"}
 
 
 def test_kind_is_told_by_content_not_by_name(tmp_path):
     write(tmp_path, "paper.txt", b"\n" * 10 + PDF)  # the header may start within the first KB
     write(tmp_path, "notes.pdf", "A note on the %PDF- header: it is not one here.\n")
-    found = run(tmp_path, pdf_supported=True)
+    found = run(tmp_path, readers=with_pdf(InstalledPdf))
     assert [(f.rel, f.kind) for f in found.files] == [("notes.pdf", "text"), ("paper.txt", "pdf")]
 
 

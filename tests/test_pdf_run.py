@@ -102,8 +102,8 @@ def test_pdf_named_txt_becomes_source_md_with_pages_everywhere(tmp_path):
     index = (out / "index.md").read_text()
     assert "(page" in index
     meta = json.loads((out / ".chunker" / "run.json").read_text())
-    assert meta["source_kind"] == "pdf" and meta["pdf"] == str(disguised.resolve())
-    assert len(meta["pdf_sha256"]) == 64 and meta["source"] == str(out.resolve() / "source.md")
+    assert meta["source_kind"] == "pdf" and meta["original"] == str(disguised.resolve())
+    assert len(meta["original_sha256"]) == 64 and meta["source"] == str(out.resolve() / "source.md")
 
 
 def test_text_named_pdf_is_read_as_text(tmp_path):

@@ -32,7 +32,7 @@ ROUND_2_CONFIG = {
     "llm_retry_initial_s": 1.0, "llm_timeout_s": 300.0, "lookahead_units": 2, "max_chunk_tokens": 500,
     "max_expansion_attempts": 8, "max_group_size": 5, "max_input_bytes": 209715200,
     "min_boundary_chars": 8, "min_chunk_tokens": 150, "min_group_size": 2, "model": "scripted",
-    "model_window": 8192, "pdf_dpi": 150, "pdf_max_images": 4, "pdf_source": None,
+    "model_window": 8192, "pdf_dpi": 150, "pdf_max_images": 4, "extracted_source": None,
     "return_tree": False, "rewrite_background_share": 0.25, "rewrite_min_recall": 0.5,
     "slug_max_length": 60, "split_unit": "sentence", "strategy": "auto", "structure": "auto",
     "summary_aggregation_threshold": 1500, "summary_count_threshold": 8, "summary_max_chars": 400,
@@ -52,7 +52,7 @@ ROUND_2_ORDER = (
     "llm_retry_initial_s", "llm_timeout_s", "grounding_min_support", "grounding_min_content_words",
     "grounding_min_word_chars", "grounding_max_unsupported_names", "grounding_max_unsupported_numbers",
     "grounding_first_person_tasks", "grounding_advice_min_share", "summary_max_chars",
-    "slug_max_length", "pdf_source", "vision_model", "pdf_dpi", "pdf_max_images", "return_tree",
+    "slug_max_length", "extracted_source", "vision_model", "pdf_dpi", "pdf_max_images", "return_tree",
 )
 
 TODAY = {"extractive_summaries": "model_tasks"}
@@ -138,7 +138,7 @@ CROSS_FIELD = [  # (bad settings, today's one-line message)
     (dict(min_group_size=4, max_group_size=3), "max_group_size must be at least min_group_size"),
     (dict(min_group_size=4, summary_count_threshold=3), "summary_count_threshold must be at least min_group_size"),
     (dict(embeddings="none"), "boundary_mode candidates needs an embeddings provider"),
-    (dict(split_unit="page"), "split_unit page is for PDF documents only"),
+    (dict(split_unit="page"), "split_unit page is for paged documents only, such as PDF"),
 ]
 
 
@@ -150,7 +150,7 @@ def test_every_cross_field_rule_rejects_its_bad_case_in_one_line(bad, message):
 
 
 @pytest.mark.parametrize("good", [dict(embeddings="none", boundary_mode="phrase"),
-                                  dict(split_unit="page", pdf_source="/tmp/doc.pdf"),
+                                  dict(split_unit="page", extracted_source="/tmp/doc.pdf"),
                                   dict(model_window=1624, max_chunk_tokens=342, min_chunk_tokens=100)])
 def test_the_good_side_of_each_rule_passes(good):
     ChunkerSettings(model="scripted", **good)

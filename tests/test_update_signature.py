@@ -62,10 +62,13 @@ def test_model_tasks_are_seen_per_shape(flat):
 
 
 def test_a_moved_pdf_is_the_same_pdf(flat):
-    pdf = {**flat, "pdf_source": "/docs/a.pdf", "split_unit": "page"}
-    assert stale(pdf, signature_of(pdf), {**pdf, "pdf_source": "/elsewhere/a.pdf"}) == NOTHING
-    assert stale(flat, None, {**flat, "pdf_source": "/docs/a.pdf"}) == {
-        **NOTHING, "leaf_text": ["pdf_source: false -> true"]}
+    pdf = {**flat, "extracted_source": "/docs/a.pdf", "split_unit": "page"}
+    assert stale(pdf, signature_of(pdf), {**pdf, "extracted_source": "/elsewhere/a.pdf"}) == NOTHING
+    assert stale(flat, None, {**flat, "extracted_source": "/docs/a.pdf"}) == {
+        **NOTHING, "leaf_text": ["extracted_source: false -> true"]}
+    # a tree of round 3 named it pdf_source: the same setting, nothing stale
+    old = {k: v for k, v in pdf.items() if k != "extracted_source"} | {"pdf_source": "/docs/a.pdf"}
+    assert stale(old, signature_of(old), pdf) == NOTHING
 
 
 def test_a_setting_the_old_tree_lacks_counts_as_changed(flat):

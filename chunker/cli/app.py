@@ -6,7 +6,6 @@ Exit codes: 0 success; 1 the run failed and can be resumed (`chunker resume OUT`
 
 from __future__ import annotations
 
-import hashlib
 import time
 import uuid
 from pathlib import Path
@@ -117,14 +116,13 @@ def run(
     content; hidden files, OUT itself and `.chunkerignore` matches left out) is chunked as
     its own document and hung under its folder, its table-of-contents section or its group;
     unreadable files are listed as skipped and the run goes on."""
-    from chunker.runs import pdf_source
+    from chunker.runs import extracted_source
     from chunker.runs.runner import new_meta
     from chunker.config.assign import parse_assignments
     from chunker.persistence.store_url import redact
     from chunker.config.settings import ChunkerSettings
-    from chunker.document.loader import read_document
-    from chunker.document.pdf_model import is_pdf
-    from chunker.document.pdf_source import extract_source
+    from chunker.readers.source import Source, read_settings, reader_of, run_settings
+    from chunker.readers.source_map import SOURCE_FILE
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
@@ -139,7 +137,6 @@ def run(
                  model_window=model_window, temperature=temperature, encoding=encoding,
                  max_input_bytes=max_bytes, vision_model=vision_model, max_concurrency=max_concurrency)
     run_dir = RunDir(output_dir, store_url=store)
-    pdf = None
     try:
         settings = {**load_config_file(config), **parse_assignments(assignments or []),
                     **{k: v for k, v in flags.items() if v is not None}}
@@ -155,33 +152,29 @@ def run(
                             workers=workers)
     doc = docs[0]
     try:
-        if is_pdf(doc):  # by content: a PDF named .txt is a PDF, a text named .pdf is text
-            settings = pdf_source.pdf_settings(doc, settings)
+        reader = reader_of(doc)  # by content: a PDF named .txt is a PDF, a text named .pdf is text
+        settings = run_settings(reader, doc, settings)
         ctx = ChunkerSettings(model=model, **settings)
-        if ctx.pdf.source:
-            pdf = extract_source(doc, max_bytes=ctx.input.max_bytes)
-            text = pdf.text
-        else:
-            text = read_document(doc, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
+        src = Source.open(doc, read_settings(ctx), reader)
         preflight(ctx.llm)
         if ctx.llm.vision_model:
             preflight(with_model(ctx.llm, ctx.llm.vision_model))
         preflight_embeddings(ctx.embedding.provider)
-        run_dir.prepare_new(force, also=(pdf_source.SOURCE_FILE,) if ctx.pdf.source else ())
+        run_dir.prepare_new(force, also=(SOURCE_FILE,) if src.writes_source else ())
         run_dir.acquire_lock()
     except (BadInput, ValueError, TypeError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    source_hash = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
+    source_hash = src.text_sha256
     # a database is shared by many runs (of the same document, too): a thread of this run's own
     thread_id = source_hash[:16] + (f"-{uuid.uuid4().hex[:8]}" if store else "")
     source = str(doc.resolve())  # absolute: resume works from any working directory
     meta = new_meta(source, source_hash, ctx, thread_id, store=redact(store) if store else None)
-    if pdf is not None:  # the graph reads the extracted OUT/source.md
-        source, _ = pdf_source.start(run_dir, pdf)
-        meta.update(source=source, **pdf_source.meta_fields(pdf))
-        pdf_source.announce(ctx, pdf)
+    if src.writes_source:  # the graph reads the extracted OUT/source.md
+        source, _ = extracted_source.start(run_dir, src)
+        meta.update(source=source, **extracted_source.meta_fields(src))
+    extracted_source.announce(ctx, src)
     run_dir.write_meta(meta)
     values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
@@ -203,7 +196,7 @@ def resume(
     as_json: bool = typer.Option(False, "--json"),
 ) -> None:
     """Continue an interrupted run from its last checkpoint (at most the calls in flight are redone)."""
-    from chunker.runs import pdf_source
+    from chunker.runs import extracted_source
     from chunker.runs.runner import check_source, settings_from_meta, with_concurrency
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
@@ -234,9 +227,9 @@ def resume(
         if meta.get("kind") == "corpus":
             return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
         ctx = settings_from_meta(meta)
-        if meta.get("source_kind") == "pdf":
-            pdf_source.prepare_resume(run_dir, meta, source, ctx)
-            source = None  # names the PDF, checked above; check_source checks source.md
+        if extracted_source.original_of(meta) is not None:
+            extracted_source.prepare_resume(run_dir, meta, source, ctx)
+            source = None  # names the original, checked above; check_source checks source.md
         check_source(run_dir, meta, source, ctx)
         preflight(ctx.llm)
         if ctx.llm.vision_model:

@@ -133,6 +133,8 @@ def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
     from chunker.corpus.store import CorpusStore
     from chunker.output.hierarchy import Hierarchy
     from chunker.runs.runner import persistent_graph
+    from chunker.readers.registry import reader as reader_for
+    from chunker.readers.source import Source, read_settings
     from chunker.update.document import plan_document
 
     out = {}
@@ -143,10 +145,9 @@ def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
                 continue
             doc_ctx = document_settings(unit, meta["settings"], ctx.llm.model)
             old = cs.document(unit.key)
-            if unit.kind == "pdf":
-                from chunker.document.pdf_source import extract_source
-
-                text = extract_source(unit.path, max_bytes=doc_ctx.input.max_bytes).text
+            reader = reader_for(unit.kind)
+            if reader.extracted:  # the extraction the document's thread will read
+                text = Source.open(unit.path, read_settings(doc_ctx), reader).text
             else:  # decoded as the run decodes it (line ends kept)
                 text = decode_document(unit.path.read_bytes(), encoding=doc_ctx.input.encoding, source=unit.rel)
             t = Hierarchy.model_validate(old["tree"])

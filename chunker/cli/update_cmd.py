@@ -93,7 +93,9 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
     from chunker.llm.registry import preflight
     from chunker.output import manifest
     from chunker.output.hierarchy import Hierarchy
-    from chunker.runs import pdf_source
+    from chunker.readers.source import EXTRACTED_SETTING, Source, read_settings, reader_of
+    from chunker.readers.source_map import SOURCE_FILE
+    from chunker.runs import extracted_source
     from chunker.runs.update_run import execute_document_update, start_document_update
     from chunker.update.document import plan_document
 
@@ -102,23 +104,26 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
         if running and changes:
             raise RunDirError(f"{run_dir.path} holds an unfinished update: continue it with "
                               f"`chunker resume {run_dir.path}` before changing settings")
-        pdf = meta.get("source_kind") == "pdf"
-        recorded = running["source"] if running and not pdf else (meta.get("pdf") if pdf else meta["source"])
+        original = extracted_source.original_of(meta)
+        extracted_run = original is not None  # the tree is built on an extraction of `original`
+        recorded = running["source"] if running and not extracted_run else (original if extracted_run else meta["source"])
         path = Path(moved_to or recorded)
         if not path.is_file():
             raise BadInput(f"no such file: {path}" + ("" if moved_to else
                            f" (pass its new place with `chunker update {run_dir.path} --source PATH`)"))
-        if pdf:  # a PDF's tree is built on its extracted text, extracted again here
-            changes = {**changes, "pdf_source": str(path.resolve())}
+        reader = reader_of(path)
+        if reader.extracted != extracted_run:
+            raise BadInput(f"{path} is now a {reader.label}, not what the tree was built on; "
+                           f"start a new run with `chunker run {path} -o {run_dir.path} --force`")
+        if extracted_run:  # the tree is built on the extracted text, extracted again here
+            changes = {**changes, EXTRACTED_SETTING: str(path.resolve())}
         ctx = settings_for_update(meta, changes, running["config"] if running else None)
         extracted = None
-        if pdf and not running:
-            from chunker.document.pdf_source import extract_source
-
-            extracted = extract_source(path, max_bytes=ctx.input.max_bytes)
+        if extracted_run and not running:
+            extracted = Source.open(path, read_settings(ctx), reader)
         if extracted is not None:
             text = extracted.text
-        elif pdf:  # an unfinished update of a PDF reads the extraction it started with
+        elif extracted_run:  # an unfinished update reads the extraction it started with
             text = read_document(running["source"], encoding="utf-8", max_bytes=ctx.input.max_bytes)
         else:
             text = read_document(path, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
@@ -126,7 +131,7 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
         if running and sha != running["source_sha256"]:
             raise RunDirError(f"{path} changed again during the unfinished update; continue it with "
                               f"`chunker resume {run_dir.path}` first")
-        if running and moved_to is not None and not pdf:  # the unfinished update reads it there now
+        if running and moved_to is not None and not extracted_run:  # the unfinished update reads it there now
             run_dir.update_meta(update={**running, "source": str(path.resolve())})
         plan = None
         if not running:
@@ -138,15 +143,15 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
                 # what shapes nothing built, and where the source is now, are kept for later runs;
                 # the tree's files stay as they are
                 run_dir.update_meta(config=ctx.flat_dict(), model=ctx.llm.model,
-                                    **({"pdf": str(path.resolve())} if pdf else {"source": str(path.resolve())}))
+                                    **({"original": str(path.resolve())} if extracted_run else {"source": str(path.resolve())}))
             if dry_run or plan.mode == "unchanged":
                 return _print_plan(run_dir, path, plan, tree.meta.stats.get("calls.total", 0), dry_run, as_json, quiet)
         elif dry_run:
             raise RunDirError(f"{run_dir.path} holds an unfinished update: `chunker resume {run_dir.path}`")
-        if extracted is not None and manifest.in_the_way(run_dir.path, pdf_source.SOURCE_FILE,
+        if extracted is not None and manifest.in_the_way(run_dir.path, SOURCE_FILE,
                                                          manifest.read(run_dir.path)):
             # the new extraction replaces OUT/source.md: only while it is still chunker's own
-            raise RunDirError(f"{run_dir.path / pdf_source.SOURCE_FILE} is in the way: chunker did not "
+            raise RunDirError(f"{run_dir.path / SOURCE_FILE} is in the way: chunker did not "
                               "write it (or it was edited since); move it away and update again")
         preflight(ctx.llm)
         preflight_embeddings(ctx.embedding.provider)
@@ -159,8 +164,8 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
         if plan is not None:
             source, extra = str(path.resolve()), {}
             if extracted is not None:  # the graph reads the new extraction, OUT/source.md
-                source, _ = pdf_source.start(run_dir, extracted)
-                extra = pdf_source.meta_fields(extracted)
+                source, _ = extracted_source.start(run_dir, extracted)
+                extra = extracted_source.meta_fields(extracted)
             start_document_update(run_dir, meta, ctx, source=source, sha256=sha,
                                   index=plan.index, mode=plan.mode, extra=extra)
         values = execute_document_update(run_dir, ctx, progress.on_event)

@@ -64,7 +64,7 @@ FLAT_KEYS: dict[str, str] = {
     "grounding_advice_min_share": "grounding.grounding_advice_min_share",
     "summary_max_chars": "output.summary_max_chars",
     "slug_max_length": "output.slug_max_length",
-    "pdf_source": "pdf.source",
+    "extracted_source": "input.source",
     "vision_model": "llm.vision_model",
     "pdf_dpi": "pdf.dpi",
     "pdf_max_images": "pdf.max_images",
@@ -81,10 +81,11 @@ FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}
 """Dotted path -> flat name."""
 
 LEGACY_KEYS: dict[str, str] = {"extractive_summaries": "llm.extractive_summaries",
-                               "run_dir": "run_dir"}
+                               "run_dir": "run_dir", "pdf_source": "input.source"}
 """Names that old run.json files and contexts still carry: accepted, and turned into today's
 settings before validation (`ChunkerSettings`). Round 2's `extractive_summaries` becomes
-`model_tasks`; `run_dir`, the run's folder, is dropped: where a run writes is the
+`model_tasks`; round 3's `pdf_source` is `extracted_source` (every extracted format, not
+PDF alone); `run_dir`, the run's folder, is dropped: where a run writes is the
 invocation's (`RunRegistry.out_dir`), not a setting."""
 
 

@@ -227,10 +227,6 @@ class PdfSettings(BaseModel):
 
     model_config = SECTION_CONFIG
 
-    source: str | None = None
-    """The PDF this run's text was extracted from (set by `chunker run` on a PDF, never by
-    hand): its page map lies in `OUT/.chunker/pages.json`, beside the extracted `OUT/source.md`
-    that the graph reads; nodes record their pages and the vision model sees their images."""
     dpi: int = Field(150, ge=36)
     """Resolution of the page images sent to the vision model (150 DPI: 1275x1650 px a letter
     page, small print still legible; about 0.14 s a page to render)."""
@@ -248,6 +244,11 @@ class InputSettings(BaseModel):
     """Text encoding of a document given by path (UTF-8 by default; a UTF-8 BOM is dropped)."""
     max_bytes: int = 200 * 1024 * 1024
     """Documents larger than this are refused before any work starts."""
+    source: str | None = None
+    """The original file this run's text was extracted from (set by `chunker run` on every
+    format but plain text and Markdown, never by hand; `pdf_source` before): its places lie in
+    `OUT/.chunker/places.json`, beside the extracted `OUT/source.md` that the graph reads;
+    nodes record their locations and a vision model sees its page images."""
 
 
 class OutputSettings(BaseModel):

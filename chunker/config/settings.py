@@ -93,6 +93,9 @@ class ChunkerSettings(BaseModel):
             return data  # an instance, or a type error for pydantic to report
         flat = flatten(data)
         flat.pop("run_dir", None)  # the run's folder, no setting now (RunRegistry.out_dir)
+        if "pdf_source" in flat:  # round 3's name (run.json, hierarchy.json) for extracted_source
+            old = flat.pop("pdf_source")
+            flat.setdefault("extracted_source", old)
         _legacy_extractive(flat)
         model = flat.get("model")
         if not model:
@@ -117,8 +120,8 @@ class ChunkerSettings(BaseModel):
         if self.chunking.boundary_mode == "candidates" and self.embedding.provider == "none":
             raise ValueError("boundary_mode candidates needs an embeddings provider (not `none`); "
                              "pick --embeddings lexical or --boundary-mode phrase")
-        if self.chunking.split_unit == "page" and not self.pdf.source:
-            raise ValueError("split_unit page is for PDF documents only")
+        if self.chunking.split_unit == "page" and not self.input.source:
+            raise ValueError("split_unit page is for paged documents only, such as PDF")
         return self
 
     def with_(self, **changes: Any) -> "ChunkerSettings":

@@ -3,8 +3,12 @@ out, and sniff every remaining file by its bytes (read once) into a `SourceFile`
 
 Two kinds of leaving out, on purpose: what the user excluded (hidden names, the output folder,
 `.chunkerignore`, --include/--exclude) is silent, because it was asked for; a file that was
-meant to be read but cannot be (binary, empty, encrypted, unreadable, a symlink loop) is a
-`Skipped` with a reason, because the user should hear about it.
+meant to be read but cannot be (binary, empty, encrypted, unreadable, a symlink loop, a format whose extra
+is not installed) is a `Skipped` with a reason, because the user should hear about it.
+
+Which format a file is, the registry of readers says (`chunker/readers/registry.py`): the
+first reader whose `sniff` claims its bytes, then that reader's `available()` (its extra
+installed) and its cheap `check` (a password, a truncated container).
 """
 
 from __future__ import annotations
@@ -12,7 +16,6 @@ from __future__ import annotations
 import codecs
 import errno
 import hashlib
-import importlib.util
 import os
 import stat
 from collections.abc import Sequence
@@ -21,11 +24,12 @@ from pathlib import Path
 import pathspec
 
 from chunker.corpus.model import Discovery, SourceFile, Skipped
-from chunker.document.loader import DEFAULT_MAX_BYTES, BadInput, decode_document
-from chunker.document.pdf_model import MAGIC_WINDOW, PDF_HEADER
+from chunker.document.loader import DEFAULT_MAX_BYTES
+from chunker.readers.base import HEAD_BYTES, ReadSettings
+from chunker.readers.model import ExtraMissing, ReaderError
+from chunker.readers.registry import READERS, ReaderRegistry
 
 IGNORE_FILE = ".chunkerignore"
-_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
 # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer forever.
 _OPEN_FLAGS = os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_BINARY", 0)
 
@@ -36,13 +40,13 @@ class CorpusError(ValueError):
 
 def discover(paths: Sequence[Path], *, out_dir: Path | None, include: Sequence[str] = (),
              exclude: Sequence[str] = (), encoding: str = "utf-8", max_bytes: int = DEFAULT_MAX_BYTES,
-             pdf_supported: bool | None = None) -> Discovery:
+             readers: ReaderRegistry | None = None) -> Discovery:
     """Every file under `paths` that the corpus keeps, and every one it skips with a reason,
-    both sorted by `rel`. A file given explicitly is always sniffed, whatever its name."""
+    both sorted by `rel`. A file given explicitly is always sniffed, whatever its name.
+    `readers`: the registry that tells formats apart (the process's by default)."""
     given = _given(paths)
     root = corpus_root(given)
     _check_encoding(encoding)
-    supported = _pdf_extra_installed() if pdf_supported is None else pdf_supported
     walk = _Walk(root, out_dir, include, exclude)
     for path in given:
         if path.is_dir():
@@ -52,7 +56,7 @@ def discover(paths: Sequence[Path], *, out_dir: Path | None, include: Sequence[s
     files: list[SourceFile] = []
     skipped = list(walk.skipped.values())
     for _, rel, path in sorted(walk.found.values(), key=lambda found: found[1]):
-        got = check_file(path, rel, encoding=encoding, max_bytes=max_bytes, pdf_supported=supported)
+        got = check_file(path, rel, encoding=encoding, max_bytes=max_bytes, readers=readers)
         if isinstance(got, SourceFile):
             files.append(got)
         else:
@@ -69,9 +73,9 @@ def corpus_root(paths: Sequence[Path]) -> Path:
 
 
 def check_file(path: Path, rel: str, *, encoding: str = "utf-8", max_bytes: int = DEFAULT_MAX_BYTES,
-               pdf_supported: bool | None = None) -> SourceFile | Skipped:
-    """Read the file once and tell by its bytes (never its name) whether it is a PDF, usable
-    text, or something to skip; `sha256` and `size` are of exactly those bytes."""
+               readers: ReaderRegistry | None = None) -> SourceFile | Skipped:
+    """Read the file once and tell by its bytes (never its name) which reader reads it, or
+    why it is skipped; `sha256` and `size` are of exactly those bytes."""
     _check_encoding(encoding)
     try:
         data = _read_once(path, max_bytes)
@@ -83,18 +87,15 @@ def check_file(path: Path, rel: str, *, encoding: str = "utf-8", max_bytes: int 
         return Skipped(rel, f"unreadable: {exc.strerror or exc}")
     if isinstance(data, str):
         return Skipped(rel, data)
-    if PDF_HEADER.search(data[:MAGIC_WINDOW]):
-        if not (_pdf_extra_installed() if pdf_supported is None else pdf_supported):
-            return Skipped(rel, "needs-pdf-extra: install chunker-tree[pdf]")
-        if _pdf_encrypted(data):
-            return Skipped(rel, "encrypted-pdf: it needs a password; decrypt it first")
-        kind = "pdf"
-    else:
-        problem = _text_problem(data, encoding, rel)
-        if problem is not None:
-            return Skipped(rel, problem)
-        kind = "text"
-    return SourceFile(rel=rel, path=Path(os.path.abspath(path)), kind=kind, size=len(data),
+    try:
+        reader = (readers or READERS).sniff(path, data[:HEAD_BYTES])
+        missing = reader.available()
+        if missing is not None:
+            return Skipped(rel, ExtraMissing(missing, reader.extra or reader.id).skip)
+        reader.check(data, Path(path), ReadSettings(encoding=encoding, max_bytes=max_bytes))
+    except ReaderError as exc:
+        return Skipped(rel, exc.skip)
+    return SourceFile(rel=rel, path=Path(os.path.abspath(path)), kind=reader.id, size=len(data),
                       sha256=hashlib.sha256(data).hexdigest())
 
 
@@ -128,60 +129,6 @@ def _read_once(path: Path, max_bytes: int) -> bytes | str:
     if len(data) > max_bytes:
         return f"too-large: over {max_bytes} bytes (--max-bytes)"
     return data
-
-
-def _pdf_extra_installed() -> bool:
-    return any(importlib.util.find_spec(name) is not None for name in ("pymupdf", "fitz"))
-
-
-def _pdf_encrypted(data: bytes) -> bool:
-    """True when opening the PDF needs a password. MuPDF knows (a PDF encrypted with an empty
-    user password opens, so it is not counted); without it, any /Encrypt entry counts."""
-    try:
-        import pymupdf
-    except ImportError:
-        try:
-            import fitz as pymupdf  # PyMuPDF before 1.24 has only this name
-        except ImportError:
-            return b"/Encrypt" in data
-    errors, warnings = pymupdf.TOOLS.mupdf_display_errors(), pymupdf.TOOLS.mupdf_display_warnings()
-    pymupdf.TOOLS.mupdf_display_errors(False)  # a damaged PDF is reported when it is chunked
-    pymupdf.TOOLS.mupdf_display_warnings(False)
-    try:
-        with pymupdf.open(stream=data, filetype="pdf") as doc:
-            return bool(doc.needs_pass or doc.is_encrypted)
-    except (RuntimeError, ValueError):  # damaged beyond opening: judge by the bytes
-        return b"/Encrypt" in data
-    finally:
-        pymupdf.TOOLS.mupdf_display_errors(errors)
-        pymupdf.TOOLS.mupdf_display_warnings(warnings)
-
-
-def _text_problem(data: bytes, encoding: str, rel: str) -> str | None:
-    """None when `decode_document` (what a run will use) accepts the bytes, else a reason with
-    a stable code. The reason is found from the bytes, in the order `decode_document` checks,
-    so that no code depends on the wording of its message."""
-    try:
-        decode_document(data, encoding=encoding, source=rel)
-        return None
-    except BadInput:
-        pass
-    explicit = encoding.lower().replace("_", "-") not in ("utf-8", "utf8")
-    if not explicit and data.startswith(_UTF16_BOMS):
-        return "binary: it starts with a UTF-16 byte-order mark (pass --encoding utf-16)"
-    if not explicit and b"\x00" in data:
-        return "binary: contains NUL bytes"
-    try:
-        text = data.decode(encoding if explicit else "utf-8-sig")
-    except UnicodeDecodeError as exc:
-        if explicit:
-            return f"invalid-encoding: byte {exc.start} is not valid {encoding}"
-        return f"invalid-utf8: byte {exc.start}"
-    if not text:
-        return "empty"
-    if not text.strip():
-        return "empty: whitespace only"
-    return "binary: contains NUL characters"  # the one check of decode_document left
 
 
 class _Walk:

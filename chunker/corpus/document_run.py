@@ -1,5 +1,5 @@
 """One document of a corpus as its own unit of work: its own thread of the checkpointer,
-its own store namespace, its own settings (a PDF's differ), the corpus's call log.
+its own store namespace, its own settings (its reader's: a PDF's split unit), the corpus's call log.
 
 The document runs today's graph unchanged; it returns its tree instead of writing one
 (`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
@@ -78,11 +78,11 @@ def document_key(rel: str, used: set[str]) -> str:
 
 
 def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings:
-    """The document's own settings: the corpus's, and for a PDF its page unit (unless set)."""
-    if unit.kind == "pdf":
-        from chunker.runs import pdf_source
+    """The document's own settings: the corpus's, and its reader's (a PDF's page unit, unless set)."""
+    from chunker.readers.registry import reader
+    from chunker.readers.source import run_settings
 
-        settings = pdf_source.pdf_settings(unit.path, settings)
+    settings = run_settings(reader(unit.kind), unit.path, settings)
     # the corpus reads the document's tree from its output, whatever `return_tree` says
     return ChunkerSettings(model=model, **{**settings, "return_tree": True})
 
@@ -155,7 +155,7 @@ def document_index(old: dict, graph_input: dict, ctx: ChunkerSettings) -> dict:
     from chunker.update.document import plan_document
 
     text = graph_input.get("text")
-    if text is None:  # a PDF: the extraction the thread reads
+    if text is None:  # an extracted format: the extraction the thread reads
         text = Path(graph_input["path"]).read_text(encoding="utf-8")
     tree = Hierarchy.model_validate(old["tree"])
     sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
@@ -168,7 +168,7 @@ def document_index(old: dict, graph_input: dict, ctx: ChunkerSettings) -> dict:
 
 
 def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:
-    """What the thread starts from: the file's text as it was found, or a PDF's extraction."""
+    """What the thread starts from: the file's text as it was found, or its extraction."""
     try:
         data = unit.path.read_bytes()
     except FileNotFoundError:
@@ -177,20 +177,30 @@ def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:
         raise DocumentSkipped(f"unreadable: {exc.strerror or exc}") from None
     if hashlib.sha256(data).hexdigest() != unit.sha256:
         raise DocumentSkipped("changed: the file changed after the run found it; run again to include it")
-    if unit.kind == "pdf":
-        from chunker.document.pdf_source import extract_source
-        from chunker.runs import pdf_source
+    from chunker.readers.model import ReaderError
+    from chunker.readers.registry import reader as reader_for
+    from chunker.readers.source import Source, read_settings
+
+    reader = reader_for(unit.kind)
+    if reader.extracted:
+        from chunker.runs import extracted_source
         from chunker.runs.rundir import RunDir
 
         try:
-            src = extract_source(unit.path, max_bytes=ctx.input.max_bytes)
-        except BadInput as exc:
-            raise DocumentSkipped(f"unreadable-pdf: {exc}") from None
+            src = Source.open(unit.path, read_settings(ctx), reader)
+        except ReaderError as exc:
+            raise DocumentSkipped(skip_reason(exc)) from None
         folder.mkdir(parents=True, exist_ok=True)
-        source, _ = pdf_source.start(RunDir(folder), src)
+        source, _ = extracted_source.start(RunDir(folder), src)
         return {"path": source}
     try:
         text = decode_document(data, encoding=ctx.input.encoding, source=unit.rel)
     except BadInput as exc:
         raise DocumentSkipped(f"unreadable: {exc}") from None
     return {"text": text, "path": unit.rel}
+
+
+def skip_reason(exc) -> str:
+    """A corpus's skip line for a file its reader refused (`ReaderError`): the reason, and the
+    message when the reason is only a code."""
+    return exc.reason if ":" in exc.reason else f"{exc.reason}: {exc}"

@@ -6,7 +6,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Literal
 
-FileKind = Literal["text", "pdf"]
+FileKind = str
+"""The id of the reader that reads the file (`text`, `pdf`, ...: `chunker/readers/registry.py`)."""
 
 
 @dataclass(frozen=True)
@@ -18,7 +19,7 @@ class SourceFile:
     path: Path
     """Its absolute path (symlinks resolved only for loop detection, not here)."""
     kind: FileKind
-    """By content: `pdf` when the bytes start with a PDF header, else `text`."""
+    """By content: the id of the first reader whose `sniff` claims the file."""
     size: int
     """Bytes when discovered."""
     sha256: str
@@ -33,7 +34,8 @@ class Skipped:
     reason: str
     """A short stable code first, then detail: 'binary: contains NUL bytes', 'empty',
     'invalid-utf8: byte 17', 'unreadable: Permission denied', 'encrypted-pdf', 'symlink-loop',
-    'vanished', 'changed', 'too-large: ... bytes', 'needs-pdf-extra'."""
+    'vanished', 'changed', 'too-large: ... bytes', 'needs-extra:pdf', 'broken-zip', or the
+    `ReaderError.reason` of the file's reader ('broken-docx: ...')."""
 
     @property
     def code(self) -> str:

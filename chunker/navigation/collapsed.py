@@ -156,7 +156,8 @@ def _passage(tree: Tree, unit_node: str, kind: str, span, offset, score: float) 
     passage = ReadPassage(id=n.id, ids=[] if kind == "summary" else [n.id], kind=kind, text=text,
                           where=where_of(tree, n.id),
                           path=tree.ancestors(n.id), span=span if kind != "summary" else n.span,
-                          source=n.source if tree.is_corpus else None, score=round(score, 6))
+                          source=n.source if tree.is_corpus else None, score=round(score, 6),
+                          location=n.location.model_dump(mode="json") if n.location is not None else None)
     passage.tokens = count_tokens(passage.render())
     return passage
 

@@ -115,6 +115,7 @@ class Tree:
                         references=[self.ref(r) for r in outgoing(self, n.id)])
         if self.is_corpus:
             view.kind, view.source, view.span, view.title = n.kind, n.source, n.span, n.title
+        view.location = _location(n)
         view.tokens = count_tokens(view.render())
         return view
 
@@ -125,7 +126,7 @@ class Tree:
             raise NavigationError(f"{node_id} is a {what} of {len(n.children)} children, not a "
                                   f"leaf: open it with open_node and descend to a leaf")
         passage = Passage(id=n.id, span=n.span, original=n.original, tokens=0,
-                          source=n.source if self.is_corpus else None)
+                          source=n.source if self.is_corpus else None, location=_location(n))
         passage.tokens = count_tokens(passage.render())
         return passage
 
@@ -237,3 +238,8 @@ def _open_cached(file: str, mtime_ns: int, size: int) -> Tree:
 
 def _line(text: str) -> str:
     return " ".join((text or "").split())
+
+
+def _location(n: TreeNode) -> dict | None:
+    """The node's location in its original file, as hierarchy.json keeps it (None for text)."""
+    return n.location.model_dump(mode="json") if n.location is not None else None

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
+from chunker.readers.location import describe
+
 
 def _chars(span: tuple[int, int] | None) -> str:
     return f"chars {span[0]}-{span[1]}" if span is not None else ""
@@ -74,6 +76,9 @@ class NodeView(BaseModel):
     title: str | None = None
     references: list[NodeRef] = Field(default_factory=list, description=(
         "the nodes its references and links point at (knowledge edges): neighbours to read"))
+    location: dict | None = Field(default=None, description=(
+        "where the node lies in its original file (pages, parts, slides, paragraphs), for "
+        "formats that have one"))
 
     def where(self) -> str | None:
         """Corpus trees: one line naming the node's kind, file, title and span."""
@@ -88,6 +93,8 @@ class NodeView(BaseModel):
         lines = [f"[{self.id}] level {self.level}" + (" (leaf)" if self.is_leaf else "")]
         if (where := self.where()) is not None:
             lines.append(where)
+        if self.location:
+            lines.append(f"in the original: {describe(self.location)}")
         lines += [f"summary: {self.summary}", "", self.rewritten]
         if self.children:
             lines += ["", "children:"] + [f"- {c.label()}: {c.summary}" for c in self.children]
@@ -106,10 +113,12 @@ class Passage(BaseModel):
     original: str
     tokens: int
     source: str | None = Field(default=None, description="corpus trees: the leaf's file")
+    location: dict | None = Field(default=None, description="where it lies in its original file")
 
     def render(self) -> str:
         where = f"{self.source}, " if self.source is not None else ""
-        return f"[{self.id}] {where}characters {self.span[0]}-{self.span[1]}\n\n{self.original}"
+        place = f", {describe(self.location)}" if self.location else ""
+        return f"[{self.id}] {where}characters {self.span[0]}-{self.span[1]}{place}\n\n{self.original}"
 
 
 class Neighbourhood(BaseModel):
@@ -168,12 +177,16 @@ class ReadPassage(BaseModel):
     source: str | None = Field(default=None, description="the file (a corpus tree's path)")
     score: float = Field(default=0.0, description="the best fused rank score that chose it")
     tokens: int = 0
+    location: dict | None = Field(default=None, description=(
+        "where its first node lies in the original file (formats with locations)"))
 
     def render(self) -> str:
         """The header a reader needs to cite and follow up (the id, where it sits; a corpus
         passage its file too), then the text. Characters stay in the record, not in the
         rendering: every header token is paid from the budget."""
         file = f" ({self.source})" if self.source else ""
+        if self.location:
+            file += f" ({describe(self.location)})"
         label = " (section summary)" if self.kind == "summary" else ""
         return f"[{self.id}] {self.where}{file}{label}\n{self.text}"
 

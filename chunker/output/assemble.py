@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 
 from chunker.grounding import grounded_slug
-from chunker.output.hierarchy import Hierarchy, RunMeta, TreeNode, check_lossless, check_tree
+from chunker.output.hierarchy import Hierarchy, NodeLocation, RunMeta, TreeNode, check_lossless, check_tree
 from chunker.chunking.peel import block_structure, document_structure
 from chunker.output.slugs import SlugAllocator, sanitize
 from chunker.state.records import NodeRecord
@@ -34,23 +34,25 @@ def attach_records(nodes: list[TreeNode], records: StructuredRecords) -> tuple[l
 
 def assemble(rs: RunStore, leaf_count: int, block_counts: list[int], root_id: str, meta: RunMeta,
              slug_max_length: int = 60, taken: dict[str, set[str]] | None = None,
-             source_name: str | None = None) -> Hierarchy:
+             source_name: str | None = None, locate: "Locate | None" = None) -> Hierarchy:
     """The checked tree; `taken` holds file stems per folder that slugs must avoid;
-    `source_name` is what every node's `source` says (the document's file name)."""
+    `source_name` is what every node's `source` says (the document's file name); `locate`
+    maps a span to where it lies in the original file (None: a text with no locations)."""
     records = [rs.get_node(node_id(0, i)) for i in range(leaf_count)]
     for level, count in enumerate(block_counts):
         if level > 0:
             records.extend(rs.get_node(node_id(level, i)) for i in range(count))
-    return assemble_records(rs, records, root_id, meta, slug_max_length, taken, source_name)
+    return assemble_records(rs, records, root_id, meta, slug_max_length, taken, source_name, locate=locate)
 
 
 def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta: RunMeta,
                      slug_max_length: int = 60, taken: dict[str, set[str]] | None = None,
-                     source_name: str | None = None, names: Mapping[str, str] | None = None
-                     ) -> Hierarchy:
+                     source_name: str | None = None, names: Mapping[str, str] | None = None,
+                     locate: "Locate | None" = None) -> Hierarchy:
     """The checked tree over `records` (leaves in order, then blocks, children before
     parents). `names`: an update's old file names by node id: a copied node keeps its
-    own, a node written again keeps it while its words still describe it."""
+    own, a node written again keeps it while its words still describe it. `locate`: as
+    for `assemble`."""
     names = names or {}
     parents = {c: r.id for r in records for c in r.children}
     parsed = document_structure(rs)  # Markdown: blocks' heading paths, sections' titles
@@ -75,6 +77,7 @@ def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta
             rewritten=r.rewritten, summary=r.summary, slug=stem, filename=f"{folder}/{stem}.md",
             token_count=r.tokens, forced_split=r.forced_split, boundary=r.boundary,
             pages=pages[r.id], scanned_pages=r.scanned_pages, content=r.kind,
+            location=_location(locate, r.span),
             header_path=headed[r.id][0] if r.id in headed else r.header_path,
             title=headed[r.id][1] if r.id in headed else r.title,
         ))
@@ -84,6 +87,15 @@ def assemble_records(rs: RunStore, records: list[NodeRecord], root_id: str, meta
     check_lossless(hierarchy.leaves(), rs.text())
     check_tree(hierarchy)
     return hierarchy
+
+
+Locate = Callable[[tuple[int, int]], dict | None]
+"""A span of the run's text -> its location in the original (`Location.as_dict()`), or None."""
+
+
+def _location(locate: Locate | None, span: tuple[int, int] | None) -> NodeLocation | None:
+    found = locate(span) if locate is not None and span is not None else None
+    return NodeLocation.model_validate(found) if found else None
 
 
 def _kept_stems(records: list[NodeRecord], names: Mapping[str, str], slugs: SlugAllocator) -> dict[str, str]:

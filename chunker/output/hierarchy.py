@@ -16,14 +16,35 @@ from chunker.output.checks import Check
 from chunker.output.graph import Edge, Term, Unresolved
 from chunker.structured.records import EquationRecord, FigureRecord, TableRecord
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 """3: every node has `kind` and `source`; the Markdown leaves' content type is `content`
 (it was `kind` in 2); a folder node has no span. 4: `tables`, `equations`, `figures` and
 `checks` (structured records, issue 32) and each leaf's `records`; a tree older than 4 opens
 with none of them (they default to empty). 5: `terms`, typed `edges` and `unresolved` (the
-knowledge passes, issue 33); an older tree opens with them empty."""
+knowledge passes, issue 33); an older tree opens with them empty. 6: a node of a file with
+locations (pages, container parts, slides, paragraphs, OCR) says where it lies in it
+(`location`, issue 31). Trees of every earlier version still open (`Hierarchy._from_older`)."""
 
 NodeKind = Literal["folder", "document", "block", "leaf"]
+
+
+class NodeLocation(BaseModel):
+    """Where a node's text lies in its original file (`chunker/readers/location.py`): only
+    what the format has is set."""
+
+    pages: tuple[int, int] | None = Field(default=None, description="first and last 1-based page")
+    parts: list[str] | None = Field(default=None, description=(
+        "the container's files the text comes from, in order (an EPUB's chapter files)"))
+    anchor: str | None = Field(default=None, description="the id nearest before the start, in its first part")
+    slides: tuple[int, int] | None = Field(default=None, description="first and last 1-based slide")
+    paragraphs: tuple[int, int] | None = Field(default=None, description=(
+        "0-based: the first paragraph (in the first part) and the last (in the last part)"))
+    ocr_confidence: float | None = Field(default=None, description=(
+        "the lowest mean OCR confidence (0-100) of the stretches of the text OCR read"))
+
+    @model_serializer(mode="wrap")
+    def _omit_unset(self, handler):
+        return {k: v for k, v in handler(self).items() if v is not None}
 
 
 class TreeNode(BaseModel):
@@ -54,6 +75,9 @@ class TreeNode(BaseModel):
         default=None, description="PDF documents: first and last 1-based page of the node's text")
     scanned_pages: list[int] | None = Field(
         default=None, description="PDF leaves: scanned pages (no text layer) the leaf holds")
+    location: NodeLocation | None = Field(default=None, description=(
+        "where the node lies in its original file (formats with pages, parts, slides or "
+        "paragraphs; not plain text or Markdown); `pages` repeats the node's own"))
 
     content: str | None = Field(
         default=None, description="Markdown leaves: prose, table, code, math, figure or mixed")
@@ -72,7 +96,7 @@ class TreeNode(BaseModel):
     def _omit_pdf_fields(self, handler):
         # Text documents have no pages: their hierarchy.json stays as it was, byte for byte.
         data = handler(self)
-        for key in ("pages", "scanned_pages", "content", "header_path", "title", "tags", "records"):
+        for key in ("pages", "scanned_pages", "location", "content", "header_path", "title", "tags", "records"):
             if data.get(key) is None:
                 data.pop(key, None)
         return data
@@ -149,6 +173,22 @@ class RunMeta(BaseModel):
         return data
 
 
+def _schema_2_to_3(data: dict) -> dict:
+    """Schema 2 (one document): its Markdown leaves' `kind` is their `content`, each node's
+    kind follows from its place, its source is the document's file name."""
+    source = PurePath((data.get("meta") or {}).get("source") or "").name or None
+    nodes = []
+    for node in data.get("nodes", []):
+        node = dict(node)
+        if "kind" in node:
+            node["content"] = node.pop("kind")
+        node["kind"] = ("document" if node.get("id") == data.get("root")
+                        else "leaf" if node.get("level") == 0 else "block")
+        node.setdefault("source", source)
+        nodes.append(node)
+    return {**data, "schema_version": 3, "nodes": nodes}
+
+
 class Hierarchy(BaseModel):
     schema_version: int = SCHEMA_VERSION
     root: str
@@ -181,22 +221,16 @@ class Hierarchy(BaseModel):
 
     @model_validator(mode="before")
     @classmethod
-    def _from_schema_2(cls, data):
-        """A tree written by schema 2 (one document) still opens: its Markdown leaves'
-        `kind` is their `content`, each node's kind follows from its place, its source is
-        the document's file name."""
-        if not isinstance(data, dict) or data.get("schema_version") != 2:
+    def _from_older(cls, data):
+        """A tree of an earlier schema still opens, as today's: schemas 3-5 lack locations (a
+        PDF's nodes get theirs from their pages), schema 2 also `kind` and `source`; records,
+        terms and edges a schema lacks default to empty."""
+        if not isinstance(data, dict) or data.get("schema_version", SCHEMA_VERSION) not in range(2, SCHEMA_VERSION):
             return data
-        source = PurePath((data.get("meta") or {}).get("source") or "").name or None
-        nodes = []
-        for node in data.get("nodes", []):
-            node = dict(node)
-            if "kind" in node:
-                node["content"] = node.pop("kind")
-            node["kind"] = ("document" if node.get("id") == data.get("root")
-                            else "leaf" if node.get("level") == 0 else "block")
-            node.setdefault("source", source)
-            nodes.append(node)
+        if data["schema_version"] == 2:
+            data = _schema_2_to_3(data)
+        nodes = [({**n, "location": {"pages": n["pages"]}} if n.get("pages") and not n.get("location") else n)
+                 for n in data.get("nodes", [])]
         return {**data, "schema_version": SCHEMA_VERSION, "nodes": nodes}
 
     def by_id(self) -> dict[str, TreeNode]:

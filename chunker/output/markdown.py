@@ -72,6 +72,10 @@ def render_node(node: TreeNode, h: Hierarchy, nodes: dict[str, TreeNode],
         meta["pages"] = list(node.pages)
     if node.scanned_pages:
         meta["scanned_pages"] = node.scanned_pages
+    if node.location is not None:  # formats with locations: where it lies, beside `pages`
+        for key, value in node.location.model_dump(mode="json").items():
+            if key != "pages":
+                meta[key] = value
     for key in ("title", "content", "header_path", "tags"):  # Markdown documents, corpora
         if getattr(node, key) is not None:
             meta[key] = getattr(node, key)
@@ -142,9 +146,12 @@ def render_index(h: Hierarchy, nodes: dict[str, TreeNode], title: str) -> str:
 
 
 def pages_note(node: TreeNode) -> str:
-    """` (pages 3-5)` after a link in index.md, for PDF documents; nothing for text."""
+    """` (pages 3-5)` after a link in index.md (` (slides 2-4)` for a deck); nothing for text."""
     if node.pages is None:
-        return ""
+        slides = node.location.slides if node.location is not None else None
+        if slides is None:
+            return ""
+        return f" (slide {slides[0]})" if slides[0] == slides[1] else f" (slides {slides[0]}\u2013{slides[1]})"
     first, last = node.pages
     return f" (page {first})" if first == last else f" (pages {first}\u2013{last})"
 

@@ -20,6 +20,14 @@ class ReaderError(ValueError):
         super().__init__(message)
         self.reason = reason
 
+    @property
+    def skip(self) -> str:
+        """The corpus's skip line: the reason, followed by the message when the reason is a
+        bare code (`broken-docx: a.docx is a truncated zip`)."""
+        if ":" in self.reason or str(self) == self.reason:
+            return self.reason
+        return f"{self.reason}: {self}"
+
 
 class ExtraMissing(ReaderError):
     """The format's libraries are not installed: `extra` names the pyproject extra."""
@@ -27,6 +35,10 @@ class ExtraMissing(ReaderError):
     def __init__(self, message: str, extra: str) -> None:
         super().__init__(message, reason=f"needs-extra:{extra}")
         self.extra = extra
+
+    @property
+    def skip(self) -> str:
+        return f"{self.reason}: pip install 'chunker-tree[{self.extra}]'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +62,15 @@ class Place:
     """0-based index of the source paragraph (block) in its part (DOCX, ODT, HTML, EPUB)."""
     ocr_confidence: float | None = None
     """Set when the text was read by OCR: the engine's mean word confidence, 0-100."""
+    scanned: bool = False
+    """The stretch stands for an image without a text layer (a scanned page): its text is OCR's
+    (`ocr_confidence` set) or, where OCR could not run, a one-line placeholder that is no
+    document text (a vision model may transcribe it at rewrite)."""
+
+    @property
+    def placeholder(self) -> bool:
+        """Its text is a stand-in line, not the document's (a scan OCR did not read)."""
+        return self.scanned and self.ocr_confidence is None
 
 
 @dataclass(frozen=True, slots=True)

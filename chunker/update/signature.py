@@ -92,9 +92,10 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     # Summaries are cut to length and slugs made from them, for leaves and blocks alike.
     "summary_max_chars": _LEAF_TEXT | _BLOCKS,
     "slug_max_length": _LEAF_TEXT | _BLOCKS,
-    # A PDF's pages and page images go into the leaf's rewrite call only (narrowed by
-    # `_PROJECT`: the PDF's path says where it lies, its text is what the diff compares).
-    "pdf_source": _LEAF_TEXT,
+    # An extracted source's pages and page images go into the leaf's rewrite call only
+    # (narrowed by `_PROJECT`: the original's path says where it lies, its text is what the
+    # diff compares).
+    "extracted_source": _LEAF_TEXT,
     "vision_model": _LEAF_TEXT,
     "pdf_dpi": _LEAF_TEXT,
     "pdf_max_images": _LEAF_TEXT,
@@ -122,7 +123,7 @@ boundary."""
 
 _PROJECT: dict[str, Callable[[Any, Shape], Any]] = {
     "model_tasks": lambda tasks, shape: sorted(set(tasks or ()) & _TASKS_OF[shape]),
-    "pdf_source": lambda source, shape: bool(source),
+    "extracted_source": lambda source, shape: bool(source),
 }
 """A setting's value as one shape sees it, where it sees only part of it."""
 
@@ -151,6 +152,8 @@ _ABSENT = object()
 def _settings_of(flat: Mapping[str, Any], shape: Shape) -> dict[str, Any]:
     """The settings present in `flat` that shape `shape`, in JSON form (a tuple and a list
     compare equal, as after a round trip through run.json), each as the shape sees it."""
+    if "pdf_source" in flat and "extracted_source" not in flat:  # a tree of round 3
+        flat = {**flat, "extracted_source": flat["pdf_source"]}
     out = {}
     for key, shapes in SHAPED_BY.items():
         if shape in shapes and key in flat:

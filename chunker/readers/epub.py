@@ -1,0 +1,292 @@
+"""EPUB 2 and 3: the chapters in spine order as one Markdown document, the book's own table of
+contents (the EPUB 3 navigation document, else the EPUB 2 NCX) as its upper structure.
+
+Each TOC entry becomes a heading at its TOC depth where its target lies; when the target is a
+heading of the chapter with the same title, that heading *is* the entry (no duplicate). The
+chapter's other headings are shifted to nest below the entry they follow. ebooklib reads the
+package (spine, manifest, metadata, TOC); the chapters are written by the HTML reader's walk.
+"""
+
+from __future__ import annotations
+
+import io
+import posixpath
+import re
+import zipfile
+import zlib
+from dataclasses import dataclass, replace
+from pathlib import Path
+from urllib.parse import unquote
+
+from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.html import parse, prune
+from chunker.readers.html_writer import Block, Writer, assemble, text_of
+from chunker.readers.model import ExtraMissing, Extracted, Image, Metadata, ReaderError
+from chunker.readers.sniffing import zip_mimetype, zip_names
+
+EXTRA = "epub"
+# Font obfuscation (IDPF, Adobe) is not DRM: the text is readable.
+FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
+EPUB_MIME = b"application/epub+zip"
+
+
+@dataclass(frozen=True)
+class Entry:
+    depth: int
+    title: str
+    part: str
+    """The chapter's path inside the zip."""
+    fragment: str | None
+
+
+def require() -> None:
+    try:
+        import ebooklib  # noqa: F401
+        import lxml  # noqa: F401
+    except ImportError as exc:
+        raise ExtraMissing(f"reading EPUB needs the '{EXTRA}' extra ({exc.name} is missing): "
+                           f"pip install 'chunker-tree[{EXTRA}]'", EXTRA) from None
+
+
+def is_epub(head: bytes, path: Path | None = None) -> bool:
+    """An EPUB by content: a zip whose first entry is `mimetype` = application/epub+zip (as the
+    spec requires), or any zip holding such a `mimetype` file."""
+    if not head.startswith(b"PK\x03\x04"):
+        return False
+    if zip_mimetype(head) == EPUB_MIME.decode():
+        return True
+    if path is None or "mimetype" not in zip_names(path):
+        return False
+    try:
+        with zipfile.ZipFile(path) as zf:
+            return zf.read("mimetype").strip() == EPUB_MIME
+    except (KeyError, OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError):
+        return False
+
+
+def check_drm(zf: zipfile.ZipFile, name: str) -> None:
+    """Raise `drm-epub` when the book's content is encrypted (fonts alone do not count)."""
+    names = set(zf.namelist())
+    if "META-INF/rights.xml" in names:
+        raise ReaderError(f"{name} is DRM-protected (META-INF/rights.xml): chunker cannot "
+                          "read its text", "drm-epub")
+    if "META-INF/encryption.xml" not in names:
+        return
+    from lxml import etree
+
+    try:
+        root = etree.fromstring(zf.read("META-INF/encryption.xml"))
+    except etree.XMLSyntaxError:
+        raise ReaderError(f"{name} has an unreadable encryption.xml", "drm-epub") from None
+    for data in root.iter("{*}EncryptedData"):
+        method = next(data.iter("{*}EncryptionMethod"), None)
+        if method is None or method.get("Algorithm") not in FONT_OBFUSCATION:
+            raise ReaderError(f"{name} is DRM-protected (its content is encrypted, "
+                              "META-INF/encryption.xml): chunker cannot read its text",
+                              "drm-epub")
+
+
+def _toc(items, opf_dir: str, depth: int = 1) -> list[Entry]:
+    entries: list[Entry] = []
+    for item in items:
+        node, children = item if isinstance(item, tuple) else (item, ())
+        href = getattr(node, "href", None) or ""
+        title = " ".join((getattr(node, "title", "") or "").split())
+        if href and title:
+            file, _, fragment = href.partition("#")
+            part = posixpath.normpath(posixpath.join(opf_dir, file))
+            entries.append(Entry(depth, title, part, fragment or None))
+        entries += _toc(children, opf_dir, depth + 1)
+    return entries
+
+
+def _norm(text: str) -> str:
+    return re.sub(r"\W+", " ", text).strip().casefold()
+
+
+def _same(a: str, b: str) -> bool:
+    a, b = _norm(a), _norm(b)
+    return bool(a and b) and (a == b or a in b or b in a)
+
+
+def structure(blocks: list[Block], entries: list[Entry], depth: int) -> tuple[list[Block], int]:
+    """One chapter's blocks with the TOC entries that point into it as headings at their depth,
+    the chapter's own headings shifted below; `depth` is the TOC depth in force at its start."""
+    starts: dict[int, list[Entry]] = {}
+    for n, entry in enumerate(entries):
+        at = 0 if entry.fragment is None else next(
+            (i for i, b in enumerate(blocks) if entry.fragment in b.ids), None)
+        if at is None and n == 0 and blocks:
+            at = 0  # the first entry's id was on nothing we keep: it still opens the chapter
+        if at is not None:
+            starts.setdefault(at, []).append(entry)
+    out: list[Block] = []
+    shift = None  # added to a chapter heading's level in the current entry's span
+    for i, block in enumerate(blocks):
+        for entry in starts.get(i, []):
+            depth = entry.depth
+            if block.level and _same(block.title, entry.title):
+                shift = depth - block.level
+                block = replace(block, level=depth,
+                                text="#" * depth + block.text[block.level:])
+                break
+            out.append(replace(block, text=f"{'#' * depth} {entry.title}", level=depth,
+                               title=entry.title, source=False))
+            shift = None
+        else:
+            if block.level and depth:
+                if shift is None:  # the first heading under a TOC entry sits just below it
+                    shift = depth + 1 - block.level
+                level = min(6, max(depth + 1, block.level + shift))
+                block = replace(block, level=level, text="#" * level + block.text[block.level:])
+        out.append(block)
+    return out, depth
+
+
+def extract_epub(path) -> Extracted:
+    """An EPUB book as Markdown: its chapters in spine order under its table of contents."""
+    require()
+    from ebooklib import epub
+
+    path = Path(path)
+    try:
+        with zipfile.ZipFile(path) as zf:
+            check_drm(zf, path.name)
+
+        reader = epub.EpubReader(str(path), {"ignore_ncx": True})
+        book = reader.load()
+        reader.process()
+    except ReaderError:
+        raise
+    except Exception as exc:  # noqa: BLE001 - ebooklib raises KeyError, AttributeError, lxml's
+        # and zipfile's errors on a malformed book: each is a broken EPUB to the user
+        raise ReaderError(f"{path.name} is not a readable EPUB ({type(exc).__name__}: "
+                          f"{str(exc)[:120]})", "broken-epub") from None
+    opf_dir = reader.opf_dir
+    entries = _toc(book.toc, opf_dir)
+    blocks: list[Block] = []
+    parts: list[str] = []
+    images: list[tuple[str, object, Block]] = []  # its name, the <img>, the block holding it
+    names: dict[str, str] = {}
+    depth, notes = 0, []
+    for idref, _linear in book.spine:
+        item = book.get_item_with_id(idref)
+        if (item is None or item.media_type not in ("application/xhtml+xml", "text/html")
+                or isinstance(item, epub.EpubNav)):  # the nav document is the TOC, read above
+            continue
+        part = posixpath.normpath(posixpath.join(opf_dir, item.file_name))
+
+        def image_name(src: str, _base=posixpath.dirname(item.file_name)) -> str:
+            href = posixpath.normpath(posixpath.join(_base, unquote(src.split("#")[0])))
+            if href not in names:
+                ext = posixpath.splitext(href)[1] or ".img"
+                names[href] = f"image-{len(names) + 1}{ext}"
+            return names[href]
+
+        try:
+            root = parse(item.content)  # the bytes as stored (get_content rebuilds the page)
+        except ReaderError:
+            notes.append(f"{part}: not readable as XHTML, left out")
+            continue
+        prune(root, chrome=False)
+        body = next(root.iter("body"), root)
+        chapter = Writer(image_name).walk(body)
+        chapter, depth = structure(chapter, [e for e in entries if e.part == part], depth)
+        for block in chapter:
+            for el in block.elements:
+                for img in ([] if isinstance(el, str) else el.iter("img")):
+                    if img.get("src"):
+                        images.append((image_name(img.get("src")), img, block))
+        blocks += chapter
+        parts += [part] * len(chapter)
+    markdown, places = assemble(blocks, None)
+    places = _with_parts(places, parts, blocks)
+    return Extracted(markdown=markdown, places=places, metadata=_metadata(book),
+                     images=_images(book, images, names, blocks, places), notes=tuple(notes))
+
+
+def _with_parts(places, parts, blocks):
+    """Give each place its chapter file and its block's index within that chapter (a heading
+    the TOC added has the index of the block it stands before)."""
+    out, seen = [], {}
+    for place, part, block in zip(places, parts, blocks):
+        index = seen.get(part, -1) + 1
+        if block.source:
+            seen[part] = index
+        out.append(replace(place, part=part, paragraph=index))
+    return tuple(out)
+
+
+def _metadata(book) -> Metadata:
+    def first(name: str) -> str | None:
+        values = [v for v, _ in book.get_metadata("DC", name) if v and v.strip()]
+        return values[0].strip() if values else None
+
+    authors = tuple(v.strip() for v, _ in book.get_metadata("DC", "creator") if v and v.strip())
+    return Metadata(title=first("title"), authors=authors, date=first("date"),
+                    language=first("language"))
+
+
+def _images(book, found, names, blocks, places) -> tuple[Image, ...]:
+    by_href = {v: k for k, v in names.items()}
+    start = {id(b): p.start for b, p in zip(blocks, places)}
+    out, done = [], set()
+    for name, img, block in found:
+        item = book.get_item_with_href(by_href[name])
+        if item is None or name in done:
+            continue
+        done.add(name)
+        figure = next(img.iterancestors("figure"), None)
+        caption = next((text_of(c) for c in figure.iter("figcaption")), None) if figure is not None else None
+        at = block.text.find(f"]({name})")
+        offset = start.get(id(block), 0) + max(0, block.text.rfind("![", 0, max(at, 0)))
+        out.append(Image(name=name, data=item.get_content(), mime=item.media_type,
+                         offset=offset, alt=img.get("alt"), caption=caption))
+    return tuple(out)
+
+
+class EpubReader(Reader):
+    id = "epub"
+    label = "EPUB book"
+    extra = EXTRA
+
+    def sniff(self, head: bytes, path: Path) -> bool:
+        return is_epub(head, path)
+
+    def available(self) -> str | None:
+        return missing_modules(["ebooklib", "lxml"], self.extra, "reading EPUB books")
+
+    def check(self, data: bytes, path: Path, settings: ReadSettings) -> None:
+        """A truncated zip (`broken-epub`) or DRM (`drm-epub`), from the bytes alone."""
+        name = Path(path).name
+        try:
+            with zipfile.ZipFile(io.BytesIO(data)) as zf:
+                if "META-INF/container.xml" not in zf.namelist():
+                    raise ReaderError(f"{name} has no META-INF/container.xml: not a readable EPUB",
+                                      "broken-epub")
+                check_drm(zf, name)
+        except ReaderError:  # a ValueError too: let it through as it is
+            raise
+        except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+            raise ReaderError(f"{name} is not a readable EPUB (a broken or truncated zip)",
+                              "broken-epub") from None
+
+    def read(self, path: Path, settings: ReadSettings) -> Extracted:
+        _check_size(Path(path), settings.max_bytes)
+        extracted = extract_epub(path)
+        if not extracted.markdown.strip():
+            raise ReaderError(f"{Path(path).name} holds no text in its spine", "empty")
+        return extracted
+
+
+def _check_size(path: Path, max_bytes: int) -> None:
+    """Refuse a book whose members, uncompressed, exceed `max_bytes` (a zip bomb too)."""
+    try:
+        with zipfile.ZipFile(path) as zf:
+            size = sum(info.file_size for info in zf.infolist())
+    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
+        raise ReaderError(f"{path.name} is not a readable EPUB (a broken or truncated zip)",
+                          "broken-epub") from None
+    if size > max_bytes:
+        raise ReaderError(f"{path.name} holds {size} bytes uncompressed, more than {max_bytes} "
+                          "(--max-bytes)", "too-large")
