@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from chunker.output.hierarchy import SCHEMA_VERSION
+
 from conftest import CINDERELLA, chunker, parse_frontmatter
 
 FAST = ["--model", "scripted", "--embeddings", "lexical", "--min-chunk-tokens", "150",
@@ -172,7 +174,7 @@ def test_a_single_extracted_file_records_its_locations(tmp_path, plugin_env):
     out = tmp_path / "out"
     chunker("run", doc, *FAST, "-o", out, "--quiet", env=plugin_env, check=0)
     h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
-    assert h["schema_version"] == 4
+    assert h["schema_version"] == SCHEMA_VERSION
     source = (out / "source.md").read_text(encoding="utf-8")
     leaves = sorted((n for n in h["nodes"] if not n["children"]), key=lambda n: n["span"][0])
     assert "".join(n["original"] for n in leaves) == source == _memo()[5:]

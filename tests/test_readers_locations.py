@@ -16,8 +16,8 @@ from chunker.readers.location import describe
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def test_the_schema_is_version_4():
-    assert SCHEMA_VERSION == 4
+def test_the_schema_is_version_6():
+    assert SCHEMA_VERSION == 6  # 4: structured records, 5: terms and edges, 6: locations
     schema = json.loads((Path(__file__).resolve().parents[1] / "chunker" / "output" /
                          "hierarchy.schema.json").read_text())
     assert "NodeLocation" in json.dumps(schema)  # regenerated: python -m chunker.output.hierarchy
@@ -30,22 +30,22 @@ def test_a_schema_3_tree_still_opens_with_locations_from_its_pages(tmp_path):
     assert json.loads((out / "hierarchy.json").read_text())["schema_version"] == 3
     tree = open_tree(out)
     h = tree.hierarchy
-    assert h.schema_version == 4
+    assert h.schema_version == SCHEMA_VERSION
     check_tree(h)
     paged = [n for n in h.nodes if n.pages is not None]
     assert paged and all(n.location.pages == n.pages for n in paged)
     leaf = h.leaves()[0]
     assert tree.read_original(leaf.id).location == {"pages": list(leaf.pages)}
     assert "page" in tree.open_node(leaf.id).render()
-    # written again, it is a schema-4 tree that opens as itself
+    # written again, it is a tree of today's schema that opens as itself
     again = Hierarchy.model_validate_json(h.model_dump_json())
     assert again.model_dump() == h.model_dump()
 
 
-def test_a_schema_2_tree_opens_as_schema_4():
+def test_a_schema_2_tree_opens_as_todays():
     data = json.loads((FIXTURES / "schema2" / "hierarchy.json").read_text())
     h = Hierarchy.model_validate(data)
-    assert h.schema_version == 4 and all(n.location is None for n in h.nodes)
+    assert h.schema_version == SCHEMA_VERSION and all(n.location is None for n in h.nodes)
 
 
 def test_locations_read_in_a_few_words():
