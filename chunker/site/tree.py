@@ -22,6 +22,10 @@ from chunker.output.hierarchy import Hierarchy, TreeNode
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
 
+RECORD_KEYS = frozenset({"tables", "equations", "figures", "checks", "terms", "edges", "unresolved"})
+"""Top-level lists of records the pages show from the raw JSON."""
+
+
 class SiteInputError(ValueError):
     """OUT holds no finished tree the site can show: one line for the user."""
 
@@ -102,7 +106,9 @@ def load_site_tree(out: Path) -> SiteTree:
         raise SiteInputError(f"{out} holds no finished tree (no hierarchy.json): run `chunker run` first")
     try:
         raw = json.loads(path.read_text(encoding="utf-8"))
-        h = Hierarchy.model_validate(raw)
+        # the records are rendered from the raw JSON, leniently: a shape this version does not
+        # know must not stop the site, so the tree's model is checked without them
+        h = Hierarchy.model_validate({k: v for k, v in raw.items() if k not in RECORD_KEYS})
     except (OSError, ValueError) as exc:
         raise SiteInputError(f"{path} is unreadable: {' '.join(str(exc).split())[:200]}") from None
     run: dict = {}

@@ -131,7 +131,7 @@ PROMPTS_OF: dict[Shape, tuple[str, ...]] = {
     "boundaries": ("completeness", "completeness_candidates", "boundary_retry",
                    "boundary_retry_candidates", "system", "repair"),
     "leaf_text": ("rewrite", "rewrite_pages", "rewrite_summarize", "summarize", "system", "repair"),
-    "blocks": ("group", "synthesize", "system", "repair"),
+    "blocks": ("group", "synthesize", "synthesize_checks", "system", "repair"),
 }
 """The prompt files (`prompts/<name>.md`, package `chunker.prompts`) whose words shape each
 shape; `system` and `repair` wrap every call."""
