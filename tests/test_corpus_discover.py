@@ -69,7 +69,7 @@ def test_nested_folders_are_walked_into_sorted_records(tmp_path):
     assert rels(found) == ["a.md", "b-c.md", "b/c.md", "b/d/e.txt"]  # plain string order
     first = found.files[2]
     data = (tmp_path / "b/c.md").read_bytes()
-    assert first == SourceFile("b/c.md", tmp_path / "b/c.md", "text", len(data), hashlib.sha256(data).hexdigest())
+    assert first == SourceFile("b/c.md", tmp_path / "b/c.md", "markdown", len(data), hashlib.sha256(data).hexdigest())  # the reader that reads it
     assert found.skipped == []
 
 
