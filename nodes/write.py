@@ -52,8 +52,9 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         hierarchy = assemble(rs, state["leaf_count"], state["block_counts"],
                              state["root_id"], meta, cfg.output.slug_max_length,
                              taken=taken, source_name=source_name, locate=locate)
-    if writes:  # the knowledge passes over the finished tree (an update redoes them all)
-        hierarchy = annotate(hierarchy)
+    # the knowledge passes over the finished tree, written or returned (an update redoes them all)
+    hierarchy = annotate(hierarchy)
+    if writes:
         title = Path(source).stem if source else "Document"
         write_tree(rs.out_dir, hierarchy, title)
     return_tree = cfg.output.return_tree
