@@ -11,7 +11,7 @@ from chunker.knowledge.passes import annotate
 from chunker.knowledge.proposals import carried, ground
 from chunker.llm.calllog import read_calls
 from chunker.output.hierarchy import Hierarchy
-from conftest import run_text, scripted
+from conftest import chunker, run_text, scripted
 
 TREE_TASKS = ["boundary", "rewrite", "summary", "group", "synthesis"]
 TEXT = ("# Parts\n\nA widget is a small reusable part of a machine. Widgets are everywhere.\n\n"
@@ -104,3 +104,27 @@ def test_a_setting_of_the_knowledge_section_changes_the_passes(tmp_path):
     off = _run(tmp_path / "off", scripted(), knowledge_enabled=False)
     assert off.terms == [] and off.edges == []
     assert not (tmp_path / "off" / "terms").exists() and (tmp_path / "default" / "terms").is_dir()
+
+
+@pytest.mark.slow  # two CLI runs (as the corpus update's test in test_knowledge.py)
+def test_a_document_update_redoes_the_terms_and_references_of_changed_nodes(tmp_path):
+    doc = tmp_path / "guide.md"
+    doc.write_text("# Guide\n\nA widget is a small reusable part. Sizes are in Table 1.\n\n"
+                   "## Sizes\n\nTable 1: Sizes of parts\n\n| part | size |\n|---|---|\n| widget | 2 |\n",
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    chunker("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", check=0)
+    before = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
+    assert "widget" in {t.name for t in before.terms}
+    assert [e.text for e in before.edges if e.kind == "refers_to"] == ["Table 1"]
+    doc.write_text("# Guide\n\nA gadget is a clever device. Sizes are in Table 1.\n\n"
+                   "## Sizes\n\nThe sizes of parts:\n\n| part | size |\n|---|---|\n| gadget | 2 |\n",
+                   encoding="utf-8")
+    chunker("update", out, "--model", "scripted", "-q", check=0)
+    after = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
+    assert after.meta.updates, "an update, not a fresh run"
+    names = {t.name for t in after.terms}
+    assert "gadget" in names and "widget" not in names
+    assert not [e for e in after.edges if e.kind == "refers_to"]
+    assert [(u.text, u.reason) for u in after.unresolved if u.ref == "table"] == [("Table 1", "no table 1 in the tree")]
+    assert {p.stem for p in (out / "terms").glob("*.md")} == {t.id for t in after.terms}
