@@ -128,3 +128,27 @@ def test_a_document_update_redoes_the_terms_and_references_of_changed_nodes(tmp_
     assert not [e for e in after.edges if e.kind == "refers_to"]
     assert [(u.text, u.reason) for u in after.unresolved if u.ref == "table"] == [("Table 1", "no table 1 in the tree")]
     assert {p.stem for p in (out / "terms").glob("*.md")} == {t.id for t in after.terms}
+
+
+@pytest.mark.slow  # two CLI runs
+def test_an_update_asks_for_the_terms_of_changed_leaves_only(tmp_path):
+    filler = " ".join(f"Line {i} tells of the mill and its slow work in the valley." for i in range(12))
+    doc = tmp_path / "parts.md"
+    doc.write_text(f"# Parts\n\nGearboxes are sturdy boxes of gears. {filler}\n\n"
+                   f"## Wheels\n\nSprockets are toothed wheels. {filler}\n", encoding="utf-8")
+    out = tmp_path / "out"
+    asked = ["--set", 'model_tasks=["boundary","rewrite","summary","group","synthesis","terms"]',
+             "--set", "min_chunk_tokens=50"]  # a leaf per section
+    chunker("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", *asked, check=0)
+    before = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
+    assert {t.name: t.origin for t in before.terms} == {"Gearboxes": "model", "Sprockets": "model"}
+    assert len(before.leaves()) == 2
+    doc.write_text(doc.read_text(encoding="utf-8").replace("Sprockets are toothed", "Pulleys are grooved"),
+                   encoding="utf-8")
+    chunker("update", out, "--model", "scripted", "-q", check=0)
+    after = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
+    assert {t.name: t.origin for t in after.terms} == {"Gearboxes": "model", "Pulleys": "model"}
+    gearboxes = next(t for t in after.terms if t.name == "Gearboxes").definition
+    assert doc.read_text(encoding="utf-8")[gearboxes.span[0]:gearboxes.span[1]] == gearboxes.text
+    last = [c for c in read_calls(out) if c["task"] == "propose_terms"][-1]
+    assert "Pulleys" in last["prompt"] and "Gearboxes" not in last["prompt"]  # the unchanged leaf: not asked

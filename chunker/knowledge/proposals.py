@@ -105,13 +105,14 @@ class TermProposer:
         self.llm, self.cfg = llm, settings
         self.calls_dir, self.slots, self.writer, self.memo = calls_dir, slots, writer, memo
 
-    def propose(self, h: Hierarchy) -> tuple[list[Proposed], dict[str, int]]:
-        """The kept proposals of every file of `h`, and the counts (calls, kept, dropped by why)."""
+    def propose(self, h: Hierarchy, skip: frozenset[str] = frozenset()) -> tuple[list[Proposed], dict[str, int]]:
+        """The kept proposals of every file of `h` (but the leaves in `skip`, whose proposals
+        are known: `reused`), and the counts (calls, kept, dropped by why)."""
         kept: list[Proposed] = []
         stats: dict[str, int] = {}
         budget = max(1, int(self.cfg.propose_window_share * self.llm.model_window))
         for doc in Documents(h):
-            for batch in batches(doc.leaves, budget):
+            for batch in batches([leaf for leaf in doc.leaves if leaf.id not in skip], budget):
                 for cand in self._ask(batch, stats):
                     kept.append((doc.source, cand))
         return kept, stats
@@ -174,6 +175,37 @@ def carried(trees: Iterable[tuple[str | None, Hierarchy]]) -> list[Proposed]:
                 out.append((source, Candidate(term=(leaf.original or "")[a:b], term_span=d.term_span,
                                               definition=d.span, how="model")))
     return out
+
+
+def reused(old: Hierarchy, h: Hierarchy) -> tuple[list[Proposed], frozenset[str]]:
+    """What an update need not ask again: from the tree it replaces (when that tree's model was
+    asked for terms), the kept proposals of the leaves whose text is unchanged, moved to where
+    those leaves lie in `h`, and the ids of those leaves in `h` (every unchanged leaf: one with
+    no kept proposal had none to keep)."""
+    if "terms" not in (old.meta.config.get("model_tasks") or ()):
+        return [], frozenset()
+    unchanged: dict[tuple[str | None, str], list[TreeNode]] = {}
+    for leaf in h.nodes:
+        if not leaf.children and leaf.span is not None:
+            unchanged.setdefault((leaf.source, leaf.original or ""), []).append(leaf)
+    moved: dict[str, TreeNode] = {}  # an old leaf's id -> the new leaf with its text
+    for leaf in old.nodes:
+        same = unchanged.get((leaf.source, leaf.original or "")) if not leaf.children else None
+        if same:
+            moved[leaf.id] = same.pop(0)
+    olds = old.by_id()
+    out: list[Proposed] = []
+    for term in old.terms:
+        for d in term.definitions:
+            if d.how != "model" or d.term_span is None or d.node not in moved:
+                continue
+            was = olds[d.node]
+            shift = moved[d.node].span[0] - was.span[0]
+            a, b = d.term_span
+            out.append((d.source, Candidate(term=(was.original or "")[a - was.span[0]:b - was.span[0]],
+                                            term_span=(a + shift, b + shift),
+                                            definition=(d.span[0] + shift, d.span[1] + shift), how="model")))
+    return out, frozenset(leaf.id for leaf in moved.values())
 
 
 def _add(stats: dict[str, int], key: str, n: int) -> None:
