@@ -10,7 +10,8 @@ source's, so a proposal adds a place the registry points at, never a word of the
 was dropped, and why, is counted in the tree's stats and noted on the call in the call log.
 
 A corpus asks per file, when each file's tree is written; its assembly carries the files' kept
-proposals over (`carried`) rather than asking again.
+proposals over (`carried`) rather than asking again. An update asks for its changed leaves only:
+the unchanged ones keep the proposals of the tree it replaces (`reused`).
 """
 
 from __future__ import annotations
