@@ -52,9 +52,10 @@ def build_graph(checkpointer: BaseCheckpointSaver | None = None, store: BaseStor
                 *, llm_retry: RetryPolicy | None = None, name: str = "chunker"):
     retry = llm_retry or llm_retry_policy()
     w = Wiring(retry, input_schema=ChunkerInput, output_schema=ChunkerOutput)
-    w.plain(load_document=load_document, write_outputs=write_outputs,
+    w.plain(load_document=load_document,
             fresh=build_fresh(retry), update=build_update(retry), source=build_source(retry))
     w.llm(embed_document=embed_document)  # a call to an embeddings server
+    w.llm(write_outputs=write_outputs)  # asks for terms where `model_tasks` says (idempotent)
     w.edge(START, "load_document").route("load_document", routes.after_load)
     w.route("embed_document", routes.pipeline)
     for pipeline in ("fresh", "update", "source"):

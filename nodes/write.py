@@ -16,11 +16,12 @@ from chunker.state.store import RunStore
 from chunker.nodes.patch import final_store, updated_records
 from chunker.nodes.reuse import index_of
 from chunker.output.assemble import assemble, assemble_records
-from chunker.output.hierarchy import RunMeta, UpdateRecord
+from chunker.output.hierarchy import Hierarchy, RunMeta, UpdateRecord
 from chunker.update.index import ReuseIndex
 from chunker.update.signature import signature_of
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.knowledge.passes import annotate
+from chunker.knowledge.proposals import TermProposer, reused
 from chunker.readers.source_map import load_map
 from chunker.state.schema import ChunkerState
 
@@ -53,14 +54,44 @@ def write_outputs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
                              state["root_id"], meta, cfg.output.slug_max_length,
                              taken=taken, source_name=source_name, locate=locate)
     # the knowledge passes over the finished tree, written or returned (an update redoes them all)
-    hierarchy = annotate(hierarchy)
+    replaced = _replaced_tree(rs.out_dir) if state.get("reuse_key") and writes else None
+    hierarchy, proposed, term_counts = _proposed_terms(hierarchy, cfg, rs, runtime, replaced)
+    hierarchy = annotate(hierarchy, cfg.knowledge, proposed)
     if writes:
         title = Path(source).stem if source else "Document"
-        write_tree(rs.out_dir, hierarchy, title)
+        write_tree(rs.out_dir, hierarchy, title, cfg.knowledge)
     return_tree = cfg.output.return_tree
     if return_tree is None:  # served, embedded, or one document of a corpus: the output is the way out
         return_tree = not writes
-    return {"tree": hierarchy.model_dump(mode="json") if return_tree else None}
+    return {"tree": hierarchy.model_dump(mode="json") if return_tree else None, "stats": term_counts}
+
+
+def _replaced_tree(out_dir: str) -> Hierarchy | None:
+    """The tree an update replaces, as OUT holds it (None: none, or unreadable: asked again)."""
+    path = Path(out_dir) / "hierarchy.json"
+    try:
+        return Hierarchy.model_validate_json(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _proposed_terms(h: Hierarchy, cfg: ChunkerSettings, rs: RunStore, runtime,
+                    replaced: Hierarchy | None) -> tuple[Hierarchy, list, dict]:
+    """Where the model is asked for terms (`model_tasks`): the tree with its stats counting
+    the proposal calls and verdicts, the grounded proposals over its leaves (an update's
+    unchanged leaves keep those of the tree it replaces, unasked), and those counts."""
+    if not (cfg.llm.asks("terms") and cfg.knowledge.enabled):
+        return h, [], {}
+    kept, known = reused(replaced, h) if replaced is not None else ([], frozenset())
+    proposer = TermProposer(cfg.llm, cfg.knowledge, calls_dir=rs.calls_dir, slots=rs.slots,
+                            writer=runtime.stream_writer, memo=rs)
+    proposed, counts = proposer.propose(h, skip=known)
+    proposed = kept + proposed
+    stats = dict(h.meta.stats)
+    for key, n in counts.items():
+        stats[key] = stats.get(key, 0) + n
+    meta = h.meta.model_copy(update={"stats": dict(sorted(stats.items()))})
+    return h.model_copy(update={"meta": meta}), proposed, counts
 
 
 def _locator(out_dir: str | None):

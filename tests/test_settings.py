@@ -60,6 +60,11 @@ TODAY = {"extractive_summaries": "model_tasks"}
 ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_max", "candidate_cutoff",
                  "candidate_depth_share")
 """Settings added since, after round 2's (run.json lists them last)."""
+ROUND_4_ADDED = ("knowledge_enabled", "reference_nearby_chars", "term_conflict_similarity",
+                 "term_max_definitions", "term_page_mentions", "term_line_terms",
+                 "term_propose_window_share", "term_propose_max_terms",
+                 "term_propose_max_definition_chars")
+"""The knowledge section's (issue 33), after those."""
 
 
 def chunker(*args, env=None, check=None):
@@ -98,8 +103,8 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
     # model_tasks took extractive_summaries' place (7be7e6c); run_dir, the run's folder, is no
     # setting now (RunRegistry.out_dir; hierarchy.json never listed it); every other name kept its own
     assert tuple(cfg.flat_dict()) == (*(TODAY.get(n, n) for n in ROUND_2_ORDER if n != "run_dir"),
-                                      *ROUND_3_ADDED)
-    assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG} | set(ROUND_3_ADDED)
+                                      *ROUND_3_ADDED, *ROUND_4_ADDED)
+    assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG} | set(ROUND_3_ADDED) | set(ROUND_4_ADDED)
 
 
 def test_profiles_fill_what_is_left_out_at_validation(monkeypatch):
@@ -258,7 +263,8 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],
                        "background_context": "written",  # settings round 2 did not have: their defaults
                        "fanout_min": 4, "fanout_max": 12, "candidate_cutoff": "contrast",
-                       "candidate_depth_share": 0.5}
+                       "candidate_depth_share": 0.5,
+                       **{flat: ChunkerSettings(model="scripted").flat_dict()[flat] for flat in ROUND_4_ADDED}}
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):

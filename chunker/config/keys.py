@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from chunker.config.errors import SettingsError
 
 SECTION_NAMES = ("llm", "chunking", "embedding", "background", "aggregation", "grounding",
-                 "pdf", "input", "output")
+                 "pdf", "input", "output", "knowledge")
 """The sections of `ChunkerSettings`, each a frozen model (config/sections.py)."""
 
 FLAT_KEYS: dict[str, str] = {
@@ -75,6 +75,15 @@ FLAT_KEYS: dict[str, str] = {
     "fanout_max": "aggregation.fanout_max",
     "candidate_cutoff": "chunking.candidate_cutoff",
     "candidate_depth_share": "chunking.candidate_depth_share",
+    "knowledge_enabled": "knowledge.enabled",
+    "reference_nearby_chars": "knowledge.nearby_chars",
+    "term_conflict_similarity": "knowledge.conflict_similarity",
+    "term_max_definitions": "knowledge.max_definitions",
+    "term_page_mentions": "knowledge.page_mentions",
+    "term_line_terms": "knowledge.line_terms",
+    "term_propose_window_share": "knowledge.propose_window_share",
+    "term_propose_max_terms": "knowledge.propose_max_terms",
+    "term_propose_max_definition_chars": "knowledge.propose_max_definition_chars",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

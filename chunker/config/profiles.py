@@ -27,12 +27,20 @@ class ModelProfile:
     summary_count_threshold: int
     combine_rewrite_and_summary: bool
     """One call for rewrite, summary and slug: fewer calls for models that handle it."""
-    model_tasks: tuple[str, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
-    """The tasks the model is asked (see `LLMSettings.model_tasks`); the rest are extracted."""
+    model_tasks: tuple[str, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")  # _TREE_TASKS
+    """The tasks the model is asked (see `LLMSettings.model_tasks`); the rest are extracted.
+    The default is the tree's five (an unprofiled model's too): `terms` is asked where a
+    profile names it."""
     embeddings: str = "auto"
     """The boundary signal's provider: `auto` is `local` (MiniLM) when its extra is
     installed, else `lexical` (term vectors, no model)."""
 
+
+_TREE_TASKS = ("boundary", "rewrite", "summary", "group", "synthesis")
+# Medium and large models also propose terms over the finished tree (one call per batch of
+# leaves up to half the window, about 25 calls per 100 leaves of 600-1,500 tokens); what
+# they propose is kept only where the source bears it out (chunker/knowledge/proposals.py).
+_WITH_TERMS = (*_TREE_TASKS, "terms")
 
 # Large local models: generous windows, chunks of a few paragraphs.
 _LARGE = ModelProfile(
@@ -43,6 +51,7 @@ _LARGE = ModelProfile(
     summary_aggregation_threshold=2000,
     summary_count_threshold=8,
     combine_rewrite_and_summary=True,
+    model_tasks=_WITH_TERMS,
 )
 _MEDIUM = ModelProfile(
     model_window=8192,
@@ -52,6 +61,7 @@ _MEDIUM = ModelProfile(
     summary_aggregation_threshold=1500,
     summary_count_threshold=8,
     combine_rewrite_and_summary=True,
+    model_tasks=_WITH_TERMS,
 )
 # SmolLM2-135M has a 8k context but degrades quickly; keep prompts short so that
 # a CPU run stays fast.
@@ -77,8 +87,9 @@ PROFILES: dict[str, ModelProfile] = {
     "gemma4:latest": _MEDIUM,
     "llama3.1:8b": _MEDIUM,
     "local": _TINY,
-    # the test model: the medium sizes, and the model-free signal so that tests stay fast
-    "scripted": dataclasses.replace(_MEDIUM, embeddings="lexical"),
+    # the test model: the medium sizes, and the model-free signal so that tests stay fast;
+    # the tree's tasks only, so that a test's calls are the tree's (a test asks for `terms`)
+    "scripted": dataclasses.replace(_MEDIUM, embeddings="lexical", model_tasks=_TREE_TASKS),
 }
 
 CONSERVATIVE = ModelProfile(

@@ -22,9 +22,12 @@ StructureMode = Literal["auto", "markdown", "none"]
 Strategy = Literal["auto", "flat", "peel", "full"]
 BackgroundOrder = Literal["stable", "priority"]
 BackgroundContext = Literal["written", "source"]
-ModelTask = Literal["boundary", "rewrite", "summary", "group", "synthesis"]
-MODEL_TASKS: tuple[ModelTask, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
-"""Every task a run may ask of the model, in the order a leaf and a block meet them."""
+ModelTask = Literal["boundary", "rewrite", "summary", "group", "synthesis", "terms"]
+TREE_TASKS: tuple[ModelTask, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
+"""The tasks that build the tree, in the order a leaf and a block meet them (round 2's five:
+what an old run.json's `extractive_summaries` is read against)."""
+MODEL_TASKS: tuple[ModelTask, ...] = (*TREE_TASKS, "terms")
+"""Every task a run may ask of the model: the tree's, then the knowledge passes' `terms`."""
 
 # frozen: settings are hashable and shared by every node of a run; attribute docstrings
 # become the fields' descriptions (the served graph's context schema shows them)
@@ -71,9 +74,13 @@ class LLMSettings(BaseModel):
     """The tasks the model is asked; every other one is done without it, and counted as
     `extracted.<task>`: `boundary` (the signal's deepest cut in the window, or the last sentence
     end without a signal), `rewrite` (the original text), `summary` and `synthesis` (LexRank
-    extracts), `group` (the signal's deepest summary dips). Profile default: all of them, except
-    for the tiny profile, whose model measurably got none of them through the checks (see
-    config/profiles.py). The old `extractive_summaries: true` means all but summary and synthesis."""
+    extracts), `group` (the signal's deepest summary dips), `terms` (the term registry's patterns
+    alone: asked, the model also proposes terms and definitions over the finished tree's leaves,
+    kept only when the term occurs in the leaf and the definition is a span of it; see
+    chunker/knowledge/proposals.py). Profile default: the tree's five for every profile, `terms`
+    too for the medium and large ones; none for the tiny profile, whose model measurably got
+    none of them through the checks (see config/profiles.py). The old `extractive_summaries:
+    true` means all but summary and synthesis (and terms)."""
 
     def asks(self, task: ModelTask) -> bool:
         """Whether `task` goes to the model (else it is done without it: see `model_tasks`)."""

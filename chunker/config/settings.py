@@ -22,13 +22,14 @@ from chunker.config.keys import FLAT_KEYS, flatten, nest
 from chunker.config.profiles import ModelProfile, profile_for
 from chunker.config.sections import (AggregationSettings, BackgroundSettings, BoundaryMode,
                                      ChunkingSettings, EmbeddingSettings, InputSettings,
-                                     LLMSettings, MODEL_TASKS, OutputSettings, PdfSettings, SplitUnit,
-                                     Strategy, StructureMode)
+                                     LLMSettings, OutputSettings, PdfSettings, SplitUnit,
+                                     Strategy, StructureMode, TREE_TASKS)
 from chunker.grounding.policy import GroundingPolicy
+from chunker.knowledge.settings import KnowledgeSettings
 from chunker.state.run import RunRegistry
 
 __all__ = ["AggregationSettings", "BackgroundSettings", "BoundaryMode", "ChunkerSettings",
-           "ChunkingSettings", "EmbeddingSettings", "GroundingPolicy", "InputSettings",
+           "ChunkingSettings", "EmbeddingSettings", "GroundingPolicy", "InputSettings", "KnowledgeSettings",
            "LLMSettings", "OutputSettings", "PdfSettings", "SettingsError", "SplitUnit",
            "Strategy", "StructureMode", "local_embeddings_installed"]
 
@@ -74,6 +75,8 @@ class ChunkerSettings(BaseModel):
     """How a document given by path is read."""
     output: OutputSettings
     """What the tree's files and the graph's output hold."""
+    knowledge: KnowledgeSettings
+    """The knowledge passes over the finished tree: terms, references, links, their checks."""
 
     # the derived values of this invocation's runs and their folder (state/run.py): held
     # here because the context is the one object per invocation; not a setting (equal
@@ -160,7 +163,7 @@ def _legacy_extractive(flat: dict[str, Any]) -> None:
     extractive = flat.pop("extractive_summaries")
     if flat.get("model_tasks") is None and extractive is not None:
         extracted = ("summary", "synthesis") if extractive else ()
-        flat["model_tasks"] = tuple(t for t in MODEL_TASKS if t not in extracted)
+        flat["model_tasks"] = tuple(t for t in TREE_TASKS if t not in extracted)
 
 
 def local_embeddings_installed() -> bool:

@@ -33,6 +33,7 @@ from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import CorpusDocument, CorpusMeta, Hierarchy, RunMeta, SkippedFile
 from chunker.output.writer import foreign_stems, write_tree
 from chunker.knowledge.passes import annotate
+from chunker.knowledge.proposals import carried
 from chunker.persistence.store_url import redact
 from chunker.runs.rundir import RunDir
 from chunker.runs.runner import concurrency_of, now, persistent_graph
@@ -210,8 +211,10 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
     h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
                          slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path),
                          old_files=generation.names)
-    h = annotate(h)  # terms, references, links across the files (an update redoes them all)
-    write_tree(run.path, h, title)
+    # terms, references, links across the files (an update redoes them all); the terms a model
+    # proposed were grounded when each file's tree was written: carried over, not asked again
+    h = annotate(h, ctx.knowledge, carried((rel, trees[rel]) for rel in rels))
+    write_tree(run.path, h, title, ctx.knowledge)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
 
 

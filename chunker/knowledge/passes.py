@@ -9,8 +9,11 @@ Every offset is one of the tree's own: the text of a file is its leaves' origina
 
 from __future__ import annotations
 
+from collections.abc import Iterable
+
 from chunker.knowledge.documents import Documents
 from chunker.knowledge.links import SKIP, LinkResolver
+from chunker.knowledge.patterns import Candidate
 from chunker.knowledge.lint import dangling_checks, orphan_checks, term_checks
 from chunker.knowledge.references import Targets, find_references
 from chunker.knowledge.settings import KnowledgeSettings
@@ -24,14 +27,18 @@ KNOWLEDGE_KINDS = ("term-conflict", "dangling-reference", "unused-term", "orphan
 """The check kinds these passes own: a re-run replaces them and keeps every other kind."""
 
 
-def annotate(h: Hierarchy, settings: KnowledgeSettings | None = None, extra_candidates=None) -> Hierarchy:
-    """`h` with its terms, edges, unresolved references and knowledge checks (recomputed)."""
+def annotate(h: Hierarchy, settings: KnowledgeSettings | None = None,
+             proposed: Iterable[tuple[str | None, Candidate]] = ()) -> Hierarchy:
+    """`h` with its terms, edges, unresolved references and knowledge checks (recomputed).
+    `settings`: the run's knowledge section (the defaults without one); `proposed`: a model's
+    grounded proposals, each with the file it lies in (`proposals.TermProposer`)."""
     cfg = settings or KnowledgeSettings()
     kept = [c for c in h.checks if c.kind not in KNOWLEDGE_KINDS]
     if not cfg.enabled:
         return h.model_copy(update={"terms": [], "edges": [], "unresolved": [], "checks": kept})
     docs = Documents(h)
-    found = candidates(docs) + list(extra_candidates or [])
+    found = candidates(docs) + [(cand, docs.get(source)) for source, cand in proposed
+                                if docs.get(source) is not None]
     terms, term_edges = build_terms(docs, found, cfg.max_definitions)
     edges, unresolved = link_edges(docs)
     ref_edges, ref_unresolved = reference_edges(docs, cfg)

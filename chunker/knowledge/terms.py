@@ -142,7 +142,8 @@ def build_terms(docs: Documents, found: list[tuple[Candidate, DocText]], max_def
             n += 1
             tid = f"{base}-{n}"
         used_ids.add(tid)
-        terms.append(Term(id=tid, name=name, aliases=aliases, definitions=definitions))
+        origin = "model" if all(cand.how == "model" for cand, _ in g.defs) else "extractive"
+        terms.append(Term(id=tid, name=name, aliases=aliases, definitions=definitions, origin=origin))
     terms = _mentions(docs, terms, edges)
     for t in terms:
         for d in t.definitions:

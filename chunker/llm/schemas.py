@@ -54,6 +54,19 @@ class Synthesis(BaseModel):
     slug: str = Field(max_length=120)
 
 
+class ProposedTerm(BaseModel):
+    """One term a passage defines, and its definition copied from the passage."""
+
+    term: str = Field(max_length=120)
+    definition: str = Field(max_length=2000)
+
+
+class TermProposals(BaseModel):
+    """The terms the passages define (none is an answer too)."""
+
+    terms: list[ProposedTerm] = Field(default_factory=list)
+
+
 SCHEMAS = {
     "completeness": Completeness,
     "boundary_retry": Completeness,
@@ -64,6 +77,7 @@ SCHEMAS = {
     "summarize": Summary,
     "group": Grouping,
     "synthesize": Synthesis,
+    "propose_terms": TermProposals,
 }
 
 

@@ -51,6 +51,10 @@ class Term(BaseModel):
     nodes: list[str] = Field(default_factory=list, description="the leaves that mention it")
     documents: list[str] = Field(default_factory=list, description="the files that define or "
                                                                    "mention it")
+    origin: Literal["extractive", "model"] = Field(default="extractive", description=(
+        "extractive: found by the patterns (a definition sentence, a glossary, an acronym, a "
+        "heading, an emphasis); model: only a model proposed it (every definition's `how` is "
+        "model), kept because the term occurs in the leaf and the definition is a span of it"))
 
     @property
     def definition(self) -> Definition | None:

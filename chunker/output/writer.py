@@ -36,6 +36,7 @@ from pathlib import Path
 from chunker.output import manifest
 from chunker.output.hierarchy import Hierarchy
 from chunker.knowledge.display import TERMS_DIR, Display, term_page
+from chunker.knowledge.settings import KnowledgeSettings
 from chunker.output.markdown import frontmatter, label, render_index, render_node, sibling_map
 from chunker.output.tables_csv import table_csv
 
@@ -90,12 +91,15 @@ def foreign_stems(out_dir: str | Path) -> dict[str, set[str]]:
     return taken
 
 
-def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
+def write_tree(out_dir: str | Path, h: Hierarchy, title: str,
+               knowledge: KnowledgeSettings | None = None) -> WriteResult:
     """Write `h` into OUT in the order the module docstring gives; safe to call again
-    after a crash (it completes the write) and on an unchanged tree (it touches nothing)."""
+    after a crash (it completes the write) and on an unchanged tree (it touches nothing).
+    `knowledge`: the run's knowledge section (the Terms lines and term pages it sizes; off, the
+    bodies' links are left as they were), the defaults without one."""
     out = Path(out_dir).resolve()
     staging = out / ".chunker" / "staging"
-    targets = _stage(staging, h, title)  # content files, then index.md, the marker last
+    targets = _stage(staging, h, title, knowledge or KnowledgeSettings())  # content files, then index.md, the marker last
 
     files = manifest.read(out)
     for rel in targets:
@@ -140,14 +144,14 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
                        unchanged=tuple(sorted(unchanged)), removed=tuple(removed))
 
 
-def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
+def _stage(staging: Path, h: Hierarchy, title: str, knowledge: KnowledgeSettings) -> list[str]:
     """Render the whole tree into `staging` (durably); its paths, the marker last."""
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
     nodes = h.by_id()
     siblings = sibling_map(h)
-    display = Display(h, label)
+    display = Display(h, label, knowledge) if knowledge.enabled else None
     targets: list[str] = []
     for node in h.nodes:
         path = _inside(staging, node.filename)
@@ -158,11 +162,11 @@ def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
         if table.csv:
             _inside(staging, table.csv).write_text(table_csv(table), encoding="utf-8", newline="")
             targets.append(table.csv)
-    for term in h.terms:
+    for term in h.terms if display else ():
         rel = f"{TERMS_DIR}/{term.id}.md"
         path = _inside(staging, rel)
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(term_page(term, nodes, label, frontmatter, display.cfg), encoding="utf-8")
+        path.write_text(term_page(term, nodes, label, frontmatter, knowledge), encoding="utf-8")
         targets.append(rel)
     _inside(staging, INDEX).write_text(render_index(h, nodes, title), encoding="utf-8")
     _inside(staging, MARKER).write_text(hierarchy_json(h), encoding="utf-8")

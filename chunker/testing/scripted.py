@@ -58,6 +58,8 @@ MODE_FAULTS = {"phrase": ("paraphrase", "paraphrase_retry", "midword", "early") 
 _FAULTS = MODE_FAULTS["phrase"]
 _SCHEMA_NUMBERS = range(1, 10)  # CandidateBoundary.boundary: 1 to 9
 _WORDS = re.compile(r"\S+")
+_DEFINING = re.compile(r"(?:^|(?<=[.!?] ))(?:(?:An?|The) )?(?P<t>[A-Z][\w-]+(?: [a-z][\w-]+)?) "
+                       r"(?:is|are|means) [^.!?\n]{3,200}[.!?]", re.M)
 
 
 class ScriptedTransientError(ConnectionError):
@@ -85,6 +87,9 @@ class ScriptedChatModel(JsonSchemaChatModel):
     """Answer this summary for every node (hostile-label tests)."""
     rewrite: str | None = None
     """Answer this context for every rewrite (unfaithful-rewrite tests)."""
+    terms: list[dict] | None = None
+    """Answer these proposals (`{"term", "definition"}`) for every terms call (grounding tests);
+    None: the passages' "X is a ..." sentences, copied."""
     counter_file: str | None = None
     """Append one line per call to this file, so a test can count calls across processes."""
     raise_on: str | None = None
@@ -192,6 +197,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
             "Summary": self._summary,
             "Grouping": self._grouping,
             "Synthesis": self._synthesis,
+            "TermProposals": self._terms,
             "NavigateChoice": self._navigate_choice,
             "NavigateAnswer": self._navigate_answer,
         }.get(task)
@@ -297,6 +303,14 @@ class ScriptedChatModel(JsonSchemaChatModel):
         summary = self.summary if self.summary is not None else first_sentence(context)
         return {"rewritten": context, "summary": summary,
                 "slug": self.slug if self.slug is not None else slugish(context)}
+
+    def _terms(self, prompt: str, user: str) -> dict:
+        """Each passage's definition sentences ("A Widget is a ...", "Borrowing means ..."),
+        the term and the sentence copied verbatim: what a faithful model answers."""
+        if self.terms is not None:
+            return {"terms": self.terms}
+        found = _DEFINING.finditer(tag(user, "passages"))
+        return {"terms": [{"term": m.group("t"), "definition": m.group(0).strip()} for m in found][:20]}
 
     # -- navigation: word overlap with the question, so tests can steer a walk ----------
     def _navigate_choice(self, prompt: str, user: str) -> dict:

@@ -110,6 +110,18 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "max_concurrency": _NONE,  # when calls run, never what they answer
     "grounding_advice_min_share": _NONE,  # only whether the run prints advice
     "return_tree": _NONE,
+    # The knowledge passes run over the whole finished tree at every write (an update's
+    # included), so their settings shape no part an update reuses: a change takes effect at the
+    # next write whatever else is reused.
+    "knowledge_enabled": _NONE,
+    "reference_nearby_chars": _NONE,
+    "term_conflict_similarity": _NONE,
+    "term_max_definitions": _NONE,
+    "term_page_mentions": _NONE,
+    "term_line_terms": _NONE,
+    "term_propose_window_share": _NONE,
+    "term_propose_max_terms": _NONE,
+    "term_propose_max_definition_chars": _NONE,
 }
 """Every flat setting (`chunker.config.keys.FLAT_KEYS`) -> the shapes it affects."""
 
@@ -138,6 +150,10 @@ shape; `system` and `repair` wrap every call."""
 
 QUERY_PROMPTS: tuple[str, ...] = ("navigate_answer", "navigate_choose")
 """Prompts used when a finished tree is read, never when it is built: they shape nothing."""
+
+WRITE_PROMPTS: tuple[str, ...] = ("propose_terms",)
+"""Prompts of the knowledge passes, asked over the finished tree at every write (an update's
+included): they shape no part an update reuses."""
 
 
 def prompt_bytes(name: str) -> bytes:
