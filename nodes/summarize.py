@@ -22,7 +22,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
-from chunker.document.readable import readable_copy, tidy
+from chunker.document.readable import readable_copy, sentence_markup, tidy
 from chunker.document.prose import cap_text, clean_line
 from chunker.nodes.common import emit, run_store
 from chunker.grounding.gate import grounded
@@ -96,9 +96,12 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
             stats["fallback.summary"] = 1
     else:  # the model's summary is not supported by the passage: extract one from it
         max_chars = cfg.output.summary_max_chars
-        # from the words a person reads: markup (front matter, tags, link targets) stays out
-        readable = readable_copy(record.original or record.rewritten, headings=False)
-        summary = tidy(extractive_summary(readable, max_chars=max_chars, policy=cfg.grounding)
+        # from the words a person reads: markup (front matter, tags, link targets) stays out;
+        # which sentences are preferred is still judged on the text as written
+        text = record.original or record.rewritten
+        readable = readable_copy(text, headings=False)
+        summary = tidy(extractive_summary(readable, max_chars=max_chars, policy=cfg.grounding,
+                                          written=sentence_markup(text))
                        or cap_text(clean_line(readable), max_chars))
         if asked:
             stats["fallback.summary"] = 1

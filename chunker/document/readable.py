@@ -18,7 +18,7 @@ import re
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _ATTRIBUTES = re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}")  # attribute lists { #id .class }
-_WHOLE = [  # masked with what they hold
+_BLOCK_HEAD = [  # masked with what they hold
     re.compile(r"<!--.*?(?:-->|\Z)", re.S),
     re.compile(r"<(style|script)\b[^>]*>.*?(?:</\1\s*>|\Z)", re.S | re.I),
     re.compile(r"\{\*.*?\*\}", re.S),                      # fastapi/mkdocs includes {* file.py hl[3] *}
@@ -27,11 +27,17 @@ _WHOLE = [  # masked with what they hold
     re.compile(r"\{\{.*?\}\}", re.S),                    # Jinja / Liquid expressions
     re.compile(r"^[ \t]*--8<--.*$", re.M),                 # pymdownx snippets
     re.compile(r"^[ \t]*(?:///|!!!|\?\?\?\+?|:::+).*$", re.M),  # admonition / container markers
-    _ATTRIBUTES,
+]
+_BLOCK_TAIL = [
     re.compile(r"^[ \t]*\[[^\]\n]+\]:[ \t]*\S+.*$", re.M),  # link reference definitions
     re.compile(r"^[ \t]*(?:`{3,}|~{3,}).*$", re.M),        # code fence lines
     re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(?:\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.M),  # table rules
     re.compile(r"^[ \t]*(?:[-*_][ \t]*){3,}$", re.M),      # thematic breaks
+]
+_FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
+_BLOCKS = _BLOCK_HEAD + _BLOCK_TAIL
+"""Markup that stands apart from the sentences: a block or a line of its own."""
+_WHOLE = _BLOCK_HEAD + [_ATTRIBUTES] + _BLOCK_TAIL + [
     re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>"),  # HTML tags (their text stays)
     re.compile(r"<(?:https?|mailto|ftp):[^<>\s]*>"),       # autolinks
 ]
@@ -99,6 +105,22 @@ def readable_copy(text: str, *, headings: bool = True) -> str:
     copy = "".join(copy[i] if code[i] and done[i] == _STAND_IN else done[i] for i in range(len(copy)))
     copy = copy.replace(_TICK, " ")
     assert len(copy) == len(text)
+    return copy
+
+
+def sentence_markup(text: str) -> str:
+    """`text` with only the markup that stands apart from its sentences masked (front
+    matter, heading lines, comments, includes, directives, fences, table rules), the
+    markup inside a sentence kept (links, code spans, tags such as `<dfn title=...>`,
+    emphasis), and a fenced code block's lines shown as backticks (code, not prose): same
+    length as `readable_copy(text, headings=False)`, so a sentence found in the copy shows
+    here, at the same offsets, the markup it is built around. Only judged, never shown."""
+    copy = _HEADING_LINE.sub(_blank, _FRONT_MATTER.sub(_blank, text, count=1))
+    fenced = [m.span() for m in _FENCED.finditer(copy)]
+    for pattern in _BLOCKS:
+        copy = pattern.sub(_blank, copy)
+    for a, b in fenced:  # a fenced block's lines are code, not sentences: shown as backticks
+        copy = copy[:a] + re.sub(r"[^\n]", "`", text[a:b]) + copy[b:]
     return copy
 
 

@@ -69,12 +69,18 @@ def _summarizer() -> LexRankSummarizer:
 
 def sentences(text: str) -> list[str]:
     """The text's sentences (pysbd), whitespace collapsed, those without a word dropped."""
+    return [piece for piece, _ in _spans(text)]
+
+
+def _spans(text: str) -> list[tuple[str, tuple[int, int]]]:
+    """`sentences(text)`, each with its characters in `text`."""
     out, start = [], 0
     for end in sentence_ends(text):
         piece = " ".join(text[start:end].split())
+        if WORD.search(piece):  # its own characters: the spaces around it are not its
+            head = len(text[start:end]) - len(text[start:end].lstrip())
+            out.append((piece, (start + head, start + len(text[start:end].rstrip()))))
         start = end
-        if WORD.search(piece):
-            out.append(piece)
     return out
 
 
@@ -94,8 +100,10 @@ def _clean(sentence: str) -> bool:
             and not has_first_person(sentence))
 
 
-def rank(items: list[str]) -> list[_Ranked]:
-    """The sentences best first: clean ones before the rest, then by LexRank rating."""
+def rank(items: list[str], written: list[str] | None = None) -> list[_Ranked]:
+    """The sentences best first: clean ones before the rest, then by LexRank rating.
+    `written`: each sentence as its source writes it (see `extractive_summary`), judged
+    clean in its place."""
     import numpy
     from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
 
@@ -111,7 +119,8 @@ def rank(items: list[str]) -> list[_Ranked]:
     with numpy.errstate(invalid="ignore", divide="ignore"):
         _summarizer()(document, keep_all)
     rating = {info.order: _finite(float(info.rating)) for info in order}  # order: index in `items`
-    ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s)) for i, s in enumerate(items)]
+    judged = written or items
+    ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s) and _clean(judged[i])) for i, s in enumerate(items)]
     return sorted(ranked, key=lambda r: (not r.clean, -r.rating, r.index))
 
 
@@ -164,14 +173,23 @@ def _heads(items: list[str], ranked: list[_Ranked], max_chars: int) -> list[str]
 
 
 def extractive_summary(text: str, *, max_chars: int, max_sentences: int = 2,
-                       policy: GroundingPolicy = GroundingPolicy()) -> str:
+                       policy: GroundingPolicy = GroundingPolicy(), written: str | None = None) -> str:
     """A leaf's fallback summary: its most central sentences (at most `max_sentences`,
     at most `max_chars`), in document order, that pass the grounding check under `policy`
-    against `text`. "" when the text has no words."""
-    items = sentences(text)
+    against `text`. "" when the text has no words.
+
+    `written`: the text as its source writes it when `text` is its readable copy (the same
+    length, `chunker.document.readable`). Clean sentences are still preferred by what the
+    source holds at their place: a sentence built around a link, a code span, a tooltip or
+    an include is no plain prose because its markup was masked (it reads incomplete without
+    it), so the copy changes how the summary reads, not which sentences it prefers."""
+    spans = _spans(text)
+    items = [piece for piece, _ in spans]
     if not items:
         return ""
-    ranked = rank(items)
+    if written is not None and len(written) != len(text):
+        raise ValueError("written must be the text's source, of the same length")
+    ranked = rank(items, [" ".join(written[a:b].split()) for _, (a, b) in spans] if written else None)
     picks: list[_Ranked] = []
     used = -1
     for r in ranked:

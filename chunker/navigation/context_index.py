@@ -101,6 +101,40 @@ def ancestor_summaries(tree: Tree, node_id: str, context_tokens: int) -> list[st
     return out
 
 
+def summary_as_written(summary: str, original: str) -> str:
+    """A leaf's summary in its source's own words, for search only.
+
+    An extracted summary is sentences of the leaf's readable copy (`chunker.document.readable`:
+    markup masked, same length as the original); a person reads them so, but the source
+    writes them with their markup, whose words a question may use: a tooltip's definition
+    (`<dfn title="cleanup code">`), a link's target, a heading's `{ #id }`. Each stretch of
+    the summary found in the copy is replaced by the original's characters at the same
+    offsets. A summary the copy does not hold (a model wrote it) is returned as it is."""
+    if not summary or not original:
+        return summary
+    from chunker.document.readable import readable_copy
+
+    copy = readable_copy(original, headings=False)
+    where = [i for i, c in enumerate(copy) if not c.isspace()]
+    flat = "".join(copy[i] for i in where)  # the copy's characters, spaces aside
+    want = "".join(summary.split())
+    out, i = [], 0
+    while i < len(want):
+        lo, hi = 0, len(want) - i  # the longest stretch from i the copy holds (binary search:
+        while lo < hi:             # every head of a stretch it holds, it holds too)
+            mid = (lo + hi + 1) // 2
+            if flat.find(want[i:i + mid]) >= 0:
+                lo = mid
+            else:
+                hi = mid - 1
+        if lo < 8:  # no real stretch: the summary is not drawn from this leaf
+            return summary
+        at = flat.find(want[i:i + lo])
+        out.append(original[where[at]:where[at + lo - 1] + 1])
+        i += lo
+    return " ".join(" ".join(part.split()) for part in out)
+
+
 def context_lines(tree: Tree, node_id: str, fields: tuple[str, ...], context_tokens: int) -> list[str]:
     """The context fields of a node (everything but `rewritten`, which is per piece)."""
     n = tree.node(node_id)
@@ -112,7 +146,7 @@ def context_lines(tree: Tree, node_id: str, fields: tuple[str, ...], context_tok
     if "ancestors" in fields:
         lines.extend(ancestor_summaries(tree, node_id, context_tokens))
     if "summary" in fields and n.level == 0 and _line(n.summary):
-        lines.append(_line(n.summary))
+        lines.append(summary_as_written(_line(n.summary), n.original or ""))
     return lines
 
 
