@@ -58,7 +58,7 @@ ROUND_2_ORDER = (
 TODAY = {"extractive_summaries": "model_tasks"}
 """Round 2's names that were replaced since, by today's name."""
 ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_max", "candidate_cutoff",
-                 "candidate_depth_share")
+                 "candidate_depth_share", "pdf_figure_min_px")
 """Settings added since, after round 2's (run.json lists them last)."""
 
 
@@ -258,7 +258,7 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],
                        "background_context": "written",  # settings round 2 did not have: their defaults
                        "fanout_min": 4, "fanout_max": 12, "candidate_cutoff": "contrast",
-                       "candidate_depth_share": 0.5}
+                       "candidate_depth_share": 0.5, "pdf_figure_min_px": 64}
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):

@@ -75,6 +75,7 @@ FLAT_KEYS: dict[str, str] = {
     "fanout_max": "aggregation.fanout_max",
     "candidate_cutoff": "chunking.candidate_cutoff",
     "candidate_depth_share": "chunking.candidate_depth_share",
+    "pdf_figure_min_px": "pdf.figure_min_px",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

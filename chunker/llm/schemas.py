@@ -54,6 +54,12 @@ class Synthesis(BaseModel):
     slug: str = Field(max_length=120)
 
 
+class FigureDescription(BaseModel):
+    """What a figure's image shows, from the vision model (grounded against its caption)."""
+
+    description: str
+
+
 SCHEMAS = {
     "completeness": Completeness,
     "boundary_retry": Completeness,
@@ -64,6 +70,7 @@ SCHEMAS = {
     "summarize": Summary,
     "group": Grouping,
     "synthesize": Synthesis,
+    "describe_figure": FigureDescription,
 }
 
 

@@ -38,6 +38,7 @@ from chunker.output.hierarchy import Hierarchy
 from chunker.knowledge.display import TERMS_DIR, Display, term_page
 from chunker.output.markdown import frontmatter, label, render_index, render_node, sibling_map
 from chunker.output.tables_csv import table_csv
+from chunker.structured.media import media_sources
 
 MARKER = "hierarchy.json"
 INDEX = "index.md"
@@ -95,7 +96,7 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
     after a crash (it completes the write) and on an unchanged tree (it touches nothing)."""
     out = Path(out_dir).resolve()
     staging = out / ".chunker" / "staging"
-    targets = _stage(staging, h, title)  # content files, then index.md, the marker last
+    targets = _stage(staging, h, title, out)  # content files, then index.md, the marker last
 
     files = manifest.read(out)
     for rel in targets:
@@ -132,7 +133,7 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
             (out / rel).unlink()
             removed.append(rel)
     _prune_empty_parents(out / "content", [out / rel for rel in dropped])
-    _prune_empty_parents(out, [out / rel for rel in dropped if rel.startswith(f"{TERMS_DIR}/")])
+    _prune_empty_parents(out, [out / rel for rel in dropped if rel.startswith((f"{TERMS_DIR}/", "media/"))])
     kept = {rel: hashes for rel, hashes in files.items() if not manifest.is_tree_file(rel)}
     manifest.write(out, {**kept, **{rel: [digest] for rel, digest in new.items()}})
     shutil.rmtree(staging, ignore_errors=True)
@@ -140,7 +141,29 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str) -> WriteResult:
                        unchanged=tuple(sorted(unchanged)), removed=tuple(removed))
 
 
-def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
+def _stage_media(staging: Path, h: Hierarchy, out: Path) -> list[str]:
+    """The figures' images (`media/<name>`), copied from the run's cache (`OUT/.chunker/media/`,
+    a corpus document's own); one already in OUT and nowhere cached (a tree written again
+    later) is kept as it is."""
+    wanted = sorted({f.media for f in h.figures if f.media})
+    if not wanted:
+        return []
+    sources = media_sources(out)
+    targets = []
+    for rel in wanted:
+        src = sources.get(Path(rel).name)
+        if src is None and manifest.owned_unchanged(out, rel, manifest.read(out)):
+            src = out / rel
+        if src is None:
+            continue
+        dest = _inside(staging, rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+        targets.append(rel)
+    return targets
+
+
+def _stage(staging: Path, h: Hierarchy, title: str, out: Path | None = None) -> list[str]:
     """Render the whole tree into `staging` (durably); its paths, the marker last."""
     if staging.exists():
         shutil.rmtree(staging)
@@ -158,6 +181,7 @@ def _stage(staging: Path, h: Hierarchy, title: str) -> list[str]:
         if table.csv:
             _inside(staging, table.csv).write_text(table_csv(table), encoding="utf-8", newline="")
             targets.append(table.csv)
+    targets += _stage_media(staging, h, out) if out is not None else []
     for term in h.terms:
         rel = f"{TERMS_DIR}/{term.id}.md"
         path = _inside(staging, rel)

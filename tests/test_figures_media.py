@@ -1,0 +1,197 @@
+"""Figures' images in OUT/media/ and their description by the vision model (issue 32).
+
+Real runs (`--model scripted --embeddings lexical`) on small documents the tests write: a
+Markdown file naming a local image, a remote one and one outside its folder; a DOCX and a PDF
+with an embedded image. The vision model is the scripted one (`--vision-model scripted`): it
+describes a figure in its caption's words (grounded), or says what `describe=` gives it
+(ungrounded here), and describes nothing when it is not shown an image.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from chunker.graph.navigator_ask import ask
+from chunker.navigation.settings import NavigatorSettings
+from chunker.structured.media import local_image, stable_name
+from conftest import check_markdown_tree, chunker
+
+NAV = NavigatorSettings(embeddings="lexical", budget_tokens=150, cache_embeddings=False)
+REPORT = """# Orchard
+
+The orchard sold apples in March and April, and Figure 1 shows the apples sold by month.
+
+![Bar chart of apples](img/chart.png)
+
+Figure 1: Apples sold by month at the town market
+
+A remote picture is never fetched, and nothing outside the document's folder is read.
+
+![Remote](https://example.com/x.png)
+
+![Outside](../secret.png)
+
+The press stayed closed all spring.
+"""
+UNGROUNDED = "describe=A photograph of 47 unicorns grazing beside the Eiffel Tower"
+
+
+def png(width: int = 80, height: int = 60, colour=(200, 30, 30)) -> bytes:
+    from PIL import Image
+
+    out = io.BytesIO()
+    Image.new("RGB", (width, height), colour).save(out, format="PNG")
+    return out.getvalue()
+
+
+def tree_of(out: Path) -> dict:
+    return json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
+
+
+def hashes(folder: Path) -> dict[str, str]:
+    return {p.relative_to(folder).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(folder.rglob("*")) if p.is_file()}
+
+
+@pytest.fixture(scope="module")
+def markdown_source(tmp_path_factory):
+    root = tmp_path_factory.mktemp("figures")
+    (root / "secret.png").write_bytes(png(colour=(0, 0, 0)))
+    src = root / "src"
+    (src / "img").mkdir(parents=True)
+    (src / "img" / "chart.png").write_bytes(png())
+    (src / "report.md").write_text(REPORT, encoding="utf-8")
+    return root, src
+
+
+def run(src: Path, out: Path, *extra: str) -> dict:
+    proc = chunker("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json", *extra,
+                   check=0)
+    return json.loads(proc.stdout.strip().splitlines()[-1])
+
+
+@pytest.fixture(scope="module")
+def plain(markdown_source):
+    root, src = markdown_source
+    before = hashes(root)
+    out = root / "plain"
+    report = run(src / "report.md", out)
+    return root, src, out, report, before
+
+
+@pytest.fixture(scope="module")
+def described(markdown_source):
+    root, src = markdown_source
+    out = root / "described"
+    return out, run(src / "report.md", out, "--vision-model", "scripted")
+
+
+def test_a_local_image_is_copied_into_media_and_linked_remote_and_outside_ones_are_not(plain):
+    root, src, out, report, before = plain
+    figures = tree_of(out)["figures"]
+    chart = next(f for f in figures if f["image"] == "img/chart.png")
+    data = (src / "img" / "chart.png").read_bytes()
+    assert chart["media"] == f"media/{stable_name('chart', data, '.png')}"
+    assert (out / chart["media"]).read_bytes() == data
+    assert chart["caption"] == "Figure 1: Apples sold by month at the town market"
+    assert chart["description"] is None  # no vision model: no description, never an invented one
+    assert [f["media"] for f in figures if f["image"] != "img/chart.png"] == [None, None]
+    assert sorted(p.name for p in (out / "media").iterdir()) == [Path(chart["media"]).name]
+    nodes = {n["id"]: n for n in tree_of(out)["nodes"]}
+    page = (out / nodes[chart["parts"][0]]["filename"]).read_text(encoding="utf-8")
+    assert f"![Bar chart of apples](../../{chart['media']})" in page
+    assert (out / nodes[chart["parts"][0]]["filename"]).parent.joinpath("../..", chart["media"]).resolve().is_file()
+    assert hashes(root) == {**before, **{k: v for k, v in hashes(root).items() if k.startswith("plain/")}}
+    assert report["stats"]["records.figures"] == 3 and "calls.describe_figure" not in report["stats"]
+    check_markdown_tree(out)
+
+
+def test_local_image_refuses_urls_absolute_paths_and_escapes(tmp_path):
+    sub = tmp_path / "sub"
+    sub.mkdir()
+    (sub / "a.png").write_bytes(b"x")
+    (sub / "notes.txt").write_text("x")
+    (tmp_path / "b.png").write_bytes(b"x")
+    assert local_image("a.png", sub) == (sub / "a.png").resolve()
+    assert local_image("./a%2Epng", sub) == (sub / "a.png").resolve()
+    for src in ("https://example.com/a.png", "data:image/png;base64,AAAA", "file:///etc/passwd",
+                str(sub / "a.png"), "//host/a.png", "../b.png", "notes.txt", "missing.png", ""):
+        assert local_image(src, sub) is None, src
+
+
+def test_the_vision_models_grounded_description_lands_in_the_record_the_page_and_the_lookup(described):
+    out, report = described
+    chart = next(f for f in tree_of(out)["figures"] if f["image"] == "img/chart.png")
+    assert chart["description"] == "The figure shows Apples sold by month at the town market."
+    assert report["stats"]["figures.described"] == 1
+    assert report["stats"]["calls.describe_figure"] == 1  # figures without an image are not sent
+    nodes = {n["id"]: n for n in tree_of(out)["nodes"]}
+    page = (out / nodes[chart["parts"][0]]["filename"]).read_text(encoding="utf-8")
+    assert "Description (vision model): The figure shows Apples sold by month" in page
+    got = ask(str(out), "What does Figure 1 show?", NAV)
+    assert got.route == "figure-lookup"
+    assert "The figure shows Apples sold by month" in got.passages[0]["text"]
+    assert chart["media"] in got.passages[0]["text"]
+
+
+def test_an_ungrounded_description_is_replaced_by_nothing(markdown_source):
+    root, src = markdown_source
+    out = root / "ungrounded"
+    report = run(src / "report.md", out, "--vision-model", f"scripted:{UNGROUNDED}")
+    chart = next(f for f in tree_of(out)["figures"] if f["image"] == "img/chart.png")
+    assert chart["description"] is None and chart["media"]
+    assert report["stats"]["figures.description_rejected"] == 1
+    assert any(k.startswith("grounding.figure_description.") for k in report["stats"])
+    h = tree_of(out)
+    assert "unicorns" not in json.dumps([h["figures"], [n["summary"] + n["rewritten"] for n in h["nodes"]]])
+    pages = list((out / "content").rglob("*.md"))
+    assert pages and all("Description (vision model)" not in p.read_text(encoding="utf-8") for p in pages)
+
+
+def test_a_docx_picture_and_a_pdf_image_go_into_media(tmp_path):
+    import docx
+    import pymupdf
+
+    d = docx.Document()
+    d.add_paragraph("The shop kept its shelves in order, as Figure 2 shows.")
+    d.add_picture(io.BytesIO(png(colour=(0, 120, 0))))
+    d.add_paragraph("Figure 2: The shelves of the shop", style="Caption")
+    d.save(tmp_path / "shop.docx")
+    report = run(tmp_path / "shop.docx", tmp_path / "docx-out")
+    (fig,) = tree_of(tmp_path / "docx-out")["figures"]
+    assert fig["media"] and (tmp_path / "docx-out" / fig["media"]).read_bytes() == png(colour=(0, 120, 0))
+    assert report["stats"]["records.figures"] == 1
+
+    doc = pymupdf.open()
+    page = doc.new_page()
+    page.insert_text((72, 72), "The barn held the harvest, as Figure 4 shows below.")
+    page.insert_image(pymupdf.Rect(72, 100, 272, 250), stream=png(120, 90, (0, 0, 200)))
+    page.insert_text((72, 280), "Figure 4: The barn in autumn")
+    page.insert_image(pymupdf.Rect(72, 300, 80, 308), stream=png(8, 8))  # an icon: no figure
+    doc.save(tmp_path / "barn.pdf")
+    run(tmp_path / "barn.pdf", tmp_path / "pdf-out")
+    (fig,) = tree_of(tmp_path / "pdf-out")["figures"]
+    assert fig["caption"] == "Figure 4: The barn in autumn"
+    assert fig["media"] and (tmp_path / "pdf-out" / fig["media"]).is_file() and fig["parts"]
+
+
+def test_an_update_drops_a_removed_figures_image_and_never_touches_a_users_file(markdown_source, tmp_path):
+    _, src0 = markdown_source
+    src = tmp_path / "src"
+    (src / "img").mkdir(parents=True)
+    (src / "img" / "chart.png").write_bytes((src0 / "img" / "chart.png").read_bytes())
+    (src / "report.md").write_text(REPORT, encoding="utf-8")
+    out = tmp_path / "out"
+    run(src / "report.md", out)
+    (out / "media" / "mine.png").write_bytes(b"the user's own file")
+    (src / "report.md").write_text(REPORT.replace("![Bar chart of apples](img/chart.png)\n\n", ""), encoding="utf-8")
+    chunker("update", out, "--model", "scripted", check=0)
+    assert all(f["media"] is None for f in tree_of(out)["figures"])
+    assert sorted(p.name for p in (out / "media").iterdir()) == ["mine.png"]
+    assert (out / "media" / "mine.png").read_bytes() == b"the user's own file"
+    assert (src / "img" / "chart.png").is_file()
