@@ -20,7 +20,7 @@ from typing import Callable
 
 from chunker import __version__
 from chunker.config.settings import ChunkerSettings
-from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_nodes
+from chunker.corpus.assemble import corpus_hierarchy, document_nodes, document_records, upper_nodes
 from chunker.corpus.fanout import longest_first, run_all
 from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
 from chunker.corpus.model import DocInfo, Discovery
@@ -210,6 +210,7 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
     h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
                          slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path),
                          old_files=generation.names)
+    h = document_records(h, trees, keys)  # the documents' tables, equations, figures, checks
     h = annotate(h)  # terms, references, links across the files (an update redoes them all)
     write_tree(run.path, h, title)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
