@@ -153,9 +153,8 @@ def test_an_ungrounded_description_is_replaced_by_nothing(markdown_source):
     assert pages and all("Description (vision model)" not in p.read_text(encoding="utf-8") for p in pages)
 
 
-def test_a_docx_picture_and_a_pdf_image_go_into_media(tmp_path):
+def test_a_docx_picture_goes_into_media(tmp_path):
     import docx
-    import pymupdf
 
     d = docx.Document()
     d.add_paragraph("The shop kept its shelves in order, as Figure 2 shows.")
@@ -166,6 +165,23 @@ def test_a_docx_picture_and_a_pdf_image_go_into_media(tmp_path):
     (fig,) = tree_of(tmp_path / "docx-out")["figures"]
     assert fig["media"] and (tmp_path / "docx-out" / fig["media"]).read_bytes() == png(colour=(0, 120, 0))
     assert report["stats"]["records.figures"] == 1
+    check_markdown_tree(tmp_path / "docx-out", users=("source.md",))  # the extracted text
+
+
+def reader_figures(path: Path, meta: Path):
+    """What a run takes in from the file at `path`: its figures, pointed at their images."""
+    from chunker.readers.base import ReadSettings
+    from chunker.readers.source import Source
+    from chunker.structured.extract import build_records
+    from chunker.structured.media import attach, intake
+
+    src = Source.open(path, ReadSettings())
+    images = intake(meta, src.text, src.path, src.images)
+    return src, attach(build_records(src.text, None, [i for i in images if i.figure]).figures, images)
+
+
+def test_a_pdf_pages_embedded_image_is_a_figure_at_its_caption_and_an_icon_is_not(tmp_path):
+    import pymupdf
 
     doc = pymupdf.open()
     page = doc.new_page()
@@ -173,24 +189,38 @@ def test_a_docx_picture_and_a_pdf_image_go_into_media(tmp_path):
     page.insert_image(pymupdf.Rect(72, 100, 272, 250), stream=png(120, 90, (0, 0, 200)))
     page.insert_text((72, 280), "Figure 4: The barn in autumn")
     page.insert_image(pymupdf.Rect(72, 300, 80, 308), stream=png(8, 8))  # an icon: no figure
+    doc.new_page().insert_text((72, 72), "The second page has no image.")
     doc.save(tmp_path / "barn.pdf")
-    run(tmp_path / "barn.pdf", tmp_path / "pdf-out")
-    (fig,) = tree_of(tmp_path / "pdf-out")["figures"]
-    assert fig["caption"] == "Figure 4: The barn in autumn"
-    assert fig["media"] and (tmp_path / "pdf-out" / fig["media"]).is_file() and fig["parts"]
+    src, (fig,) = reader_figures(tmp_path / "barn.pdf", tmp_path / "meta")
+    assert fig.caption == "Figure 4: The barn in autumn"
+    assert src.text[fig.span[0]:].startswith("Figure 4")
+    assert fig.media and (tmp_path / "meta" / "media" / fig.media.split("/")[1]).is_file()
 
 
-def test_an_update_drops_a_removed_figures_image_and_never_touches_a_users_file(markdown_source, tmp_path):
-    _, src0 = markdown_source
-    src = tmp_path / "src"
-    (src / "img").mkdir(parents=True)
-    (src / "img" / "chart.png").write_bytes((src0 / "img" / "chart.png").read_bytes())
-    (src / "report.md").write_text(REPORT, encoding="utf-8")
-    out = tmp_path / "out"
-    run(src / "report.md", out)
+def test_an_html_pages_local_image_is_read_from_its_folder(tmp_path):
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "chart.png").write_bytes(png())
+    (tmp_path / "page.html").write_text(
+        "<html><body><h1>Orchard</h1><p>Apples sold well, as Figure 1 shows.</p>"
+        "<figure><img src='img/chart.png' alt='A bar chart'><figcaption>Figure 1: Apples by month"
+        "</figcaption></figure><img src='http://example.com/x.png' alt='remote'></body></html>",
+        encoding="utf-8")
+    _, figures = reader_figures(tmp_path / "page.html", tmp_path / "meta")
+    by_image = {f.image: f.media for f in figures}
+    assert by_image["img/chart.png"] == f"media/{stable_name('chart', png(), '.png')}"
+    assert by_image["http://example.com/x.png"] is None
+
+
+def test_an_update_drops_a_removed_figures_image_and_never_touches_a_users_file(plain, tmp_path):
+    import shutil
+
+    _, src0, out0, _, _ = plain
+    src, out = tmp_path / "src", tmp_path / "out"
+    shutil.copytree(src0, src)
+    shutil.copytree(out0, out)
     (out / "media" / "mine.png").write_bytes(b"the user's own file")
     (src / "report.md").write_text(REPORT.replace("![Bar chart of apples](img/chart.png)\n\n", ""), encoding="utf-8")
-    chunker("update", out, "--model", "scripted", check=0)
+    chunker("update", out, "--source", src / "report.md", "--model", "scripted", check=0)
     assert all(f["media"] is None for f in tree_of(out)["figures"])
     assert sorted(p.name for p in (out / "media").iterdir()) == ["mine.png"]
     assert (out / "media" / "mine.png").read_bytes() == b"the user's own file"
