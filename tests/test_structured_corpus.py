@@ -8,6 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 import shutil
 from pathlib import Path
 
@@ -75,6 +76,10 @@ def test_the_corpus_tree_holds_every_documents_records_checks_and_csv(corpus):
     (fig,) = h["figures"]
     assert fig["caption"] == "Figure 3: The shelves of the shop" and fig["id"].startswith(docs["stock.md"])
     assert (out / fig["media"]).read_bytes() == PNG
+    holder = out / nodes[fig["parts"][0]]["filename"]
+    listed = holder.read_text(encoding="utf-8").split("## Structured content")[1].split("## Original text")[0]
+    (link,) = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", listed)
+    assert (holder.parent / link).resolve() == (out / fig["media"]).resolve()
     check_markdown_tree(out)
 
 
@@ -100,3 +105,5 @@ def test_a_corpus_update_redoes_an_edited_tables_record_and_checks(corpus, tmp_p
     assert [c["text"] for c in pears] == ["Pears", "8", "11"]
     assert [c for c in h["checks"] if c["kind"].startswith("table-")] == []  # 15 + 11 = 26 now
     assert [t["caption"] for t in h["tables"]][-1] == "Table 2: Stock counts"  # the unchanged file's
+    (fig,) = h["figures"]
+    assert (out / fig["media"]).read_bytes() == PNG  # and its figure's image
