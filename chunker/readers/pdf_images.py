@@ -22,7 +22,16 @@ MIME = {"png": "image/png", "jpeg": "image/jpeg", "jpg": "image/jpeg", "jpx": "i
 
 
 def embedded_images(path: Path, text: str, places: tuple[Place, ...], min_px: int) -> tuple[Image, ...]:
-    """The figures' images of the PDF at `path` whose text (with `places`, one a page) is `text`."""
+    """The figures' images of the PDF at `path` whose text (with `places`, one a page) is `text`;
+    none when MuPDF cannot read them (the text was read: a damaged image costs only its figure's
+    image)."""
+    try:
+        return _images(path, text, places, min_px)
+    except (RuntimeError, ValueError):
+        return ()
+
+
+def _images(path: Path, text: str, places: tuple[Place, ...], min_px: int) -> tuple[Image, ...]:
     import pymupdf
 
     pages = {p.page: p for p in places if p.page is not None}
