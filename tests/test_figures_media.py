@@ -225,3 +225,19 @@ def test_an_update_drops_a_removed_figures_image_and_never_touches_a_users_file(
     assert sorted(p.name for p in (out / "media").iterdir()) == ["mine.png"]
     assert (out / "media" / "mine.png").read_bytes() == b"the user's own file"
     assert (src / "img" / "chart.png").is_file()
+
+
+def test_an_update_reuses_the_vision_models_answer_for_an_unchanged_figure(markdown_source, described, tmp_path):
+    import shutil
+
+    _, src0 = markdown_source
+    out0, _ = described
+    src, out = tmp_path / "src", tmp_path / "out"
+    shutil.copytree(src0, src)
+    shutil.copytree(out0, out)
+    (src / "report.md").write_text(REPORT + "\nA new closing line about the harvest festival.\n", encoding="utf-8")
+    proc = chunker("update", out, "--source", src / "report.md", "--model", "scripted", "--json", check=0)
+    stats = json.loads(proc.stdout.strip().splitlines()[-1])["stats"]
+    assert stats["figures.descriptions_reused"] == 1 and "calls.describe_figure" not in stats
+    chart = next(f for f in tree_of(out)["figures"] if f["image"] == "img/chart.png")
+    assert chart["description"] == "The figure shows Apples sold by month at the town market."
