@@ -15,7 +15,9 @@ from chunker.chunking.peel import is_structured, markdown_structure, store_struc
 from chunker.chunking.strategy import choose_strategy, strategy_named
 from chunker.nodes.reuse import seed_old_blocks
 from chunker.state.schema import ChunkerState
+from chunker.structured.describe import describe_figures
 from chunker.structured.extract import build_records, may_hold_records, put_records, stats_of
+from chunker.structured.media import attach, figure_images
 from chunker.update.index import reuse_index
 
 log = logging.getLogger("chunker")
@@ -49,8 +51,12 @@ def load_document(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
                       "structure.sections": len(structure.sections),
                       "structure.atomic_units": len(structure.atomic_units)})
     # Tables, equations and figures as records, and their checks: before any model reads them
-    if structure is not None or may_hold_records(text):
-        records = build_records(text, structure)
+    images = figure_images(rs.out_dir, state.get("path"), text, cfg.input.max_bytes)
+    if structure is not None or may_hold_records(text) or images:
+        records = build_records(text, structure, [i for i in images if i.figure])
+        records = records.model_copy(update={"figures": attach(records.figures, images)})
+        if cfg.llm.vision_model and records.figures:  # a description of each figure's image
+            records = describe_figures(cfg, rs, records, text, stats)
         put_records(rs, records)
         stats.update(stats_of(records))
     if state.get("reuse_key"):  # an update: the old blocks, for the summaries above new passages

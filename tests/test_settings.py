@@ -63,8 +63,8 @@ ROUND_3_ADDED = ("max_concurrency", "background_context", "fanout_min", "fanout_
 ROUND_4_ADDED = ("knowledge_enabled", "reference_nearby_chars", "term_conflict_similarity",
                  "term_max_definitions", "term_page_mentions", "term_line_terms",
                  "term_propose_window_share", "term_propose_max_terms",
-                 "term_propose_max_definition_chars")
-"""The knowledge section's (issue 33), after those."""
+                 "term_propose_max_definition_chars", "pdf_figure_min_px")
+"""Round 4's, after those: the knowledge section (issue 33), the figures' minimum size (issue 32)."""
 
 
 def chunker(*args, env=None, check=None):

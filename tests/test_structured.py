@@ -124,14 +124,14 @@ def test_equations_have_their_latex_label_and_defined_variables():
 
 
 def test_figures_have_caption_alt_and_path_and_a_description_only_from_a_given_vision_model(tmp_path):
-    from chunker.readers.model import Image
-    from chunker.structured.figures import describe, write_media
+    from chunker.structured.figures import describe
+    from chunker.structured.media import MediaImage, attach
 
     text = "# Trees\n\n![An apple tree in bloom](img/tree.png)\n\nFigure 1: The oldest apple tree.\n\nAs Figure 1 shows, the tree is in bloom.\n"
     (fig,) = build_records(text, parse_structure(text)).figures
     assert (fig.alt, fig.image, fig.caption) == ("An apple tree in bloom", "img/tree.png", "Figure 1: The oldest apple tree.")
-    (fig,) = write_media([fig], [Image(name="tree.png", data=b"\x89PNG", mime="image/png", offset=fig.span[0])], tmp_path)
-    assert fig.media == "media/tree.png" and (tmp_path / "media" / "tree.png").read_bytes() == b"\x89PNG"
+    (fig,) = attach([fig], [MediaImage(name="img/tree.png", file="tree-0123456789.png", mime="image/png")])
+    assert fig.media == "media/tree-0123456789.png"
     assert describe([fig], text, None, lambda s, e: True)[0].description is None  # no model: none invented
     grounded = lambda said, evidence: all(w in " ".join(evidence).lower() for w in ("apple", "tree"))
     (seen,) = describe([fig], text, lambda f: "An old apple tree in bloom.", grounded)

@@ -10,7 +10,7 @@ import pytest
 from chunker.config.keys import FLAT_KEYS
 from chunker.config.settings import ChunkerSettings
 from chunker.update import signature
-from chunker.update.signature import (PROMPTS_OF, QUERY_PROMPTS, SHAPED_BY, SHAPES, WRITE_PROMPTS, signature_of,
+from chunker.update.signature import (PROMPTS_OF, QUERY_PROMPTS, RECORD_PROMPTS, SHAPED_BY, SHAPES, WRITE_PROMPTS, signature_of,
                                       stale)
 
 NOTHING = {shape: [] for shape in SHAPES}
@@ -128,5 +128,5 @@ def test_every_flat_setting_is_classified():
 def test_every_prompt_file_is_classified():
     files = {p.name[:-3] for p in resources.files("chunker.prompts").iterdir() if p.name.endswith(".md")}
     used = {name for names in PROMPTS_OF.values() for name in names}
-    assert files == used | set(QUERY_PROMPTS) | set(WRITE_PROMPTS), "say in PROMPTS_OF what a new prompt shapes"
-    assert not used & (set(QUERY_PROMPTS) | set(WRITE_PROMPTS))
+    assert files == used | set(QUERY_PROMPTS) | set(WRITE_PROMPTS) | set(RECORD_PROMPTS), "say in PROMPTS_OF what a new prompt shapes"
+    assert not used & (set(QUERY_PROMPTS) | set(WRITE_PROMPTS) | set(RECORD_PROMPTS))

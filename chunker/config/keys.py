@@ -84,6 +84,7 @@ FLAT_KEYS: dict[str, str] = {
     "term_propose_window_share": "knowledge.propose_window_share",
     "term_propose_max_terms": "knowledge.propose_max_terms",
     "term_propose_max_definition_chars": "knowledge.propose_max_definition_chars",
+    "pdf_figure_min_px": "pdf.figure_min_px",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

@@ -240,6 +240,9 @@ class PdfSettings(BaseModel):
     max_images: int = Field(4, ge=1)
     """The most page images one rewrite call receives (the chunk's first pages); bounds the
     vision tokens of a chunk that spans many pages."""
+    figure_min_px: int = Field(64, ge=1)
+    """An image embedded in a PDF page smaller than this (pixels) on either side is not taken
+    as a figure (bullets, rules, icons); the figures' images go into `OUT/media/`."""
 
 
 class InputSettings(BaseModel):

@@ -30,10 +30,40 @@ def document_nodes(tree: Hierarchy, rel: str, key: str, info: DocInfo) -> list[T
     for n in tree.in_order():
         update = {"id": cid(n.id), "parent": cid(n.parent), "children": [cid(c) for c in n.children],
                   "source": rel}
+        if n.records:  # its tables, equations and figures, under their corpus ids
+            update["records"] = [cid(r) for r in n.records]
         if n.id == tree.root:
             update.update(kind="document", title=info.title, tags=list(info.tags) or None)
         out.append(n.model_copy(update=update))
     return out
+
+
+def document_records(h: Hierarchy, trees: Mapping[str, Hierarchy], keys: Mapping[str, str]) -> Hierarchy:
+    """The corpus tree with every document's records (tables, equations, figures) and their
+    checks, as its own tree has them, under corpus ids (`D1a2b3c4d.table-1`, parts the corpus
+    ids of its leaves); each table's CSV beside its first part's file where the corpus puts it,
+    each check's locations naming their file. The knowledge checks are the corpus's own
+    (`annotate` redoes them over all files), so a document's are left out."""
+    from chunker.knowledge.passes import KNOWLEDGE_KINDS  # noqa: PLC0415
+
+    files = {n.id: n.filename for n in h.nodes}
+    found: dict[str, list] = {"tables": [], "equations": [], "figures": [], "checks": []}
+    for rel, tree in trees.items():
+        key = keys[rel]
+
+        def moved(record, key=key):
+            return record.model_copy(update={"id": f"{key}.{record.id}", "parts": [f"{key}.{p}" for p in record.parts]})
+
+        for table in tree.tables:
+            t = moved(table)
+            found["tables"].append(t.model_copy(update={
+                "csv": files[t.parts[0]][:-3] + f".{table.id}.csv" if t.parts and t.parts[0] in files else None}))
+        found["equations"] += [moved(e) for e in tree.equations]
+        found["figures"] += [moved(f) for f in tree.figures]
+        found["checks"] += [c.model_copy(update={"locations": [
+            loc.model_copy(update={"node": f"{key}.{loc.node}" if loc.node else None, "source": rel})
+            for loc in c.locations]}) for c in tree.checks if c.kind not in KNOWLEDGE_KINDS]
+    return h.model_copy(update=found)
 
 
 def upper_nodes(nodes: list[UpperNode]) -> list[TreeNode]:

@@ -197,6 +197,10 @@ def _first_input(unit: Unit, folder: Path, ctx: ChunkerSettings) -> dict:
         text = decode_document(data, encoding=ctx.input.encoding, source=unit.rel)
     except BadInput as exc:
         raise DocumentSkipped(f"unreadable: {exc}") from None
+    from chunker.structured.media import intake
+
+    # the local images it names, from its own folder (the thread knows only its `rel`)
+    intake(folder / ".chunker", text, unit.path, (), max_bytes=ctx.input.max_bytes)
     return {"text": text, "path": unit.rel}
 
 

@@ -20,7 +20,7 @@ from typing import Callable
 
 from chunker import __version__
 from chunker.config.settings import ChunkerSettings
-from chunker.corpus.assemble import corpus_hierarchy, document_nodes, upper_nodes
+from chunker.corpus.assemble import corpus_hierarchy, document_nodes, document_records, upper_nodes
 from chunker.corpus.fanout import longest_first, run_all
 from chunker.corpus.document_run import DocumentSkipped, Unit, document_key, document_settings, run_document
 from chunker.corpus.model import DocInfo, Discovery
@@ -213,6 +213,7 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
                          old_files=generation.names)
     # terms, references, links across the files (an update redoes them all); the terms a model
     # proposed were grounded when each file's tree was written: carried over, not asked again
+    h = document_records(h, trees, keys)  # the documents' tables, equations, figures, checks
     h = annotate(h, ctx.knowledge, carried((rel, trees[rel]) for rel in rels))
     write_tree(run.path, h, title, ctx.knowledge)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)

@@ -67,6 +67,12 @@ class TermProposals(BaseModel):
     terms: list[ProposedTerm] = Field(default_factory=list)
 
 
+class FigureDescription(BaseModel):
+    """What a figure's image shows, from the vision model (grounded against its caption)."""
+
+    description: str
+
+
 SCHEMAS = {
     "completeness": Completeness,
     "boundary_retry": Completeness,
@@ -78,6 +84,7 @@ SCHEMAS = {
     "group": Grouping,
     "synthesize": Synthesis,
     "propose_terms": TermProposals,
+    "describe_figure": FigureDescription,
 }
 
 

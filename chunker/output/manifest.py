@@ -60,5 +60,5 @@ def record(out: Path, rel: str) -> None:
 
 def is_tree_file(rel: str) -> bool:
     """Whether `rel` is one of the files a tree write replaces as a whole."""
-    return rel in ("index.md", "hierarchy.json") or rel.startswith(("content/", "terms/"))
+    return rel in ("index.md", "hierarchy.json") or rel.startswith(("content/", "terms/", "media/"))
 

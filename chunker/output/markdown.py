@@ -9,6 +9,7 @@ library, so any summary text still parses.
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import TYPE_CHECKING
 
@@ -124,6 +125,10 @@ def records_section(node: TreeNode, h: Hierarchy) -> list[str]:
     for fig in h.figures:
         if fig.id in node.records:
             lines.append(f"- {fig.id}: {label(fig.caption or fig.alt or fig.id)}")
+            if fig.media:  # the image in OUT/media/, relative to this file
+                lines.append(f"  ![{label(fig.alt or fig.caption or fig.id)}]({posixpath.relpath(fig.media, folder)})")
+            if fig.description:
+                lines.append(f"  Description (vision model): {label(fig.description)}")
     return lines + [""]
 
 

@@ -39,6 +39,7 @@ from chunker.knowledge.display import TERMS_DIR, Display, term_page
 from chunker.knowledge.settings import KnowledgeSettings
 from chunker.output.markdown import frontmatter, label, render_index, render_node, sibling_map
 from chunker.output.tables_csv import table_csv
+from chunker.structured.media import media_sources
 
 MARKER = "hierarchy.json"
 INDEX = "index.md"
@@ -99,7 +100,7 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str,
     bodies' links are left as they were), the defaults without one."""
     out = Path(out_dir).resolve()
     staging = out / ".chunker" / "staging"
-    targets = _stage(staging, h, title, knowledge or KnowledgeSettings())  # content files, then index.md, the marker last
+    targets = _stage(staging, h, title, knowledge or KnowledgeSettings(), out)  # content files, then index.md, the marker last
 
     files = manifest.read(out)
     for rel in targets:
@@ -136,7 +137,7 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str,
             (out / rel).unlink()
             removed.append(rel)
     _prune_empty_parents(out / "content", [out / rel for rel in dropped])
-    _prune_empty_parents(out, [out / rel for rel in dropped if rel.startswith(f"{TERMS_DIR}/")])
+    _prune_empty_parents(out, [out / rel for rel in dropped if rel.startswith((f"{TERMS_DIR}/", "media/"))])
     kept = {rel: hashes for rel, hashes in files.items() if not manifest.is_tree_file(rel)}
     manifest.write(out, {**kept, **{rel: [digest] for rel, digest in new.items()}})
     shutil.rmtree(staging, ignore_errors=True)
@@ -144,7 +145,30 @@ def write_tree(out_dir: str | Path, h: Hierarchy, title: str,
                        unchanged=tuple(sorted(unchanged)), removed=tuple(removed))
 
 
-def _stage(staging: Path, h: Hierarchy, title: str, knowledge: KnowledgeSettings) -> list[str]:
+def _stage_media(staging: Path, h: Hierarchy, out: Path) -> list[str]:
+    """The figures' images (`media/<name>`), copied from the run's cache (`OUT/.chunker/media/`,
+    a corpus document's own); one already in OUT and nowhere cached (a tree written again
+    later) is kept as it is."""
+    wanted = sorted({f.media for f in h.figures if f.media})
+    if not wanted:
+        return []
+    sources = media_sources(out)
+    targets = []
+    for rel in wanted:
+        src = sources.get(Path(rel).name)
+        if src is None and manifest.owned_unchanged(out, rel, manifest.read(out)):
+            src = out / rel
+        if src is None:
+            continue
+        dest = _inside(staging, rel)
+        dest.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(src, dest)
+        targets.append(rel)
+    return targets
+
+
+def _stage(staging: Path, h: Hierarchy, title: str, knowledge: KnowledgeSettings,
+           out: Path | None = None) -> list[str]:
     """Render the whole tree into `staging` (durably); its paths, the marker last."""
     if staging.exists():
         shutil.rmtree(staging)
@@ -162,6 +186,7 @@ def _stage(staging: Path, h: Hierarchy, title: str, knowledge: KnowledgeSettings
         if table.csv:
             _inside(staging, table.csv).write_text(table_csv(table), encoding="utf-8", newline="")
             targets.append(table.csv)
+    targets += _stage_media(staging, h, out) if out is not None else []
     for term in h.terms if display else ():
         rel = f"{TERMS_DIR}/{term.id}.md"
         path = _inside(staging, rel)

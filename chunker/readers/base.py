@@ -85,6 +85,8 @@ class ReadSettings:
     """Tesseract's language code(s) for OCR (`eng`, `deu+eng`)."""
     dpi: int = 150
     """The resolution pages are rendered at (for OCR and for a vision model)."""
+    figure_min_px: int = 64
+    """A PDF's embedded image smaller than this on either side is no figure (`pdf.figure_min_px`)."""
 
 
 class Reader:

@@ -78,7 +78,7 @@ class ImageReader(Reader):
             if not text.strip():
                 continue
             chunk = text.strip() + "\n\n"
-            images.append(Image(name=f"page-{number}.png", data=png, mime="image/png", offset=pos))
+            images.append(Image(name=f"page-{number}.png", data=png, mime="image/png", offset=pos, figure=False))
             places.append(Place(start=pos, end=pos + len(chunk), page=number, scanned=True,
                                 ocr_confidence=confidence))
             parts.append(chunk)

@@ -92,6 +92,9 @@ class Image:
     offset: int
     alt: str | None = None
     caption: str | None = None
+    figure: bool = True
+    """An image of the document (a figure, written into `OUT/media/`); False for a render of
+    a whole page (a scanned image file), which stands for its text."""
 
 
 @dataclass(frozen=True, slots=True)

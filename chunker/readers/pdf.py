@@ -64,7 +64,10 @@ class PdfReader(Reader):
         scanned = [pg.number for pg in got.pages if pg.scanned and pg.start == pg.end]
         read, notes = ocr_pages(p, scanned, settings) if scanned else ({}, ())
         text, places = fill_scans(got.markdown, got.pages, read)
-        return Extracted(text, places, Metadata(), notes=notes)
+        from chunker.readers.pdf_images import embedded_images
+
+        images = embedded_images(p, text, places, settings.figure_min_px)
+        return Extracted(text, places, Metadata(), images=images, notes=notes)
 
     def page_images(self, path: Path, pages: list[int], *, dpi: int, max_images: int) -> list[bytes]:
         from chunker.document.pdf import render_pages

@@ -147,4 +147,5 @@ class Source:
 
 def read_settings(ctx) -> ReadSettings:
     """What a reader needs of a run's settings (`ChunkerSettings`)."""
-    return ReadSettings(encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes, dpi=ctx.pdf.dpi)
+    return ReadSettings(encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes, dpi=ctx.pdf.dpi,
+                        figure_min_px=ctx.pdf.figure_min_px)

@@ -34,10 +34,15 @@ def original_sha256_of(meta: dict) -> str | None:
 
 
 def write_source(src: Source, out_dir: Path, meta_dir: Path) -> Path:
-    """Write OUT/source.md and OUT/.chunker/places.json (each atomically); returns source.md."""
+    """Write OUT/source.md and OUT/.chunker/places.json (each atomically), and take the
+    figures' images into OUT/.chunker/media/ (the reader's, and local files an HTML page
+    names); returns source.md."""
+    from chunker.structured.media import intake
+
     source = out_dir / SOURCE_FILE
     atomic_write(source, src.text)
     write_map(meta_dir, src.reader_id, src.path, src.fingerprint, src.places, src.text)
+    intake(meta_dir, src.text, src.path, src.images)
     return source
 
 

@@ -1,6 +1,6 @@
-"""Figures as `FigureRecord`s: an image paragraph's alt text and path, its caption, the image
-written into `OUT/media/` when the reader gave its bytes, and a description only when a
-vision model is given.
+"""Figures as `FigureRecord`s: an image paragraph's alt text and path, its caption, and a
+description only when a vision model is given (its image into `OUT/media/`: `media.py`; the
+vision call: `describe.py`).
 
 The caption is a `Figure 2: ...` line above or below the image, else its title attribute.
 The description is the vision model's, kept only when grounded against the caption and the
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from pathlib import Path
 
 from markdown_it.token import Token
 
@@ -56,23 +55,6 @@ def _caption(text: str, start: int, end: int) -> str | None:
         if CAPTION.match(line):
             return " ".join(line.strip(" *_").split())
     return None
-
-
-def write_media(figures: list[FigureRecord], images: Sequence, out_dir: str | Path) -> list[FigureRecord]:
-    """Write the reader's image bytes into `OUT/media/` and point each figure at its file."""
-    by_offset = {img.offset: img for img in images}
-    by_name = {img.name: img for img in images}
-    done = []
-    media = Path(out_dir) / "media"
-    for fig in figures:
-        img = by_name.get(fig.image or "") or next(
-            (i for off, i in by_offset.items() if fig.span[0] <= off <= fig.span[1]), None)
-        if img is not None:
-            media.mkdir(parents=True, exist_ok=True)
-            (media / Path(img.name).name).write_bytes(img.data)
-            fig = fig.model_copy(update={"media": f"media/{Path(img.name).name}"})
-        done.append(fig)
-    return done
 
 
 def citing_text(text: str, figure: FigureRecord) -> str:

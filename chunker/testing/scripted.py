@@ -90,6 +90,10 @@ class ScriptedChatModel(JsonSchemaChatModel):
     terms: list[dict] | None = None
     """Answer these proposals (`{"term", "definition"}`) for every terms call (grounding tests);
     None: the passages' "X is a ..." sentences, copied."""
+    describe: str | None = None
+    """As a vision model: answer this description for every figure shown (ungrounded-description
+    tests); by default a figure is described in its caption's words. Without an image in the
+    message the description is empty (a vision model sees the image, or nothing)."""
     counter_file: str | None = None
     """Append one line per call to this file, so a test can count calls across processes."""
     raise_on: str | None = None
@@ -125,7 +129,7 @@ class ScriptedChatModel(JsonSchemaChatModel):
                 kwargs[key] = int(value)
             elif key == "delay_ms":
                 kwargs[key] = float(value)
-            elif key in ("slug", "summary", "rewrite", "counter_file", "raise_on"):
+            elif key in ("slug", "summary", "rewrite", "describe", "counter_file", "raise_on"):
                 kwargs[key] = value
             else:
                 raise ValueError(f"unknown scripted-model option {key!r}")
@@ -154,7 +158,14 @@ class ScriptedChatModel(JsonSchemaChatModel):
         if self.raise_on and self.raise_on in prompt:
             raise ScriptedPermanentError(f"scripted failure: the prompt holds {self.raise_on!r}")
         # the text parts of a multi-part message (text and page images)
-        text = self._answer(task, prompt, content_text(messages[-1].content) if messages else "")
+        user = content_text(messages[-1].content) if messages else ""
+        if task == "FigureDescription":
+            content = messages[-1].content if messages else ""
+            shown = isinstance(content, list) and any(
+                isinstance(p, dict) and p.get("type") == "image_url" for p in content)
+            text = json.dumps(self._figure(user, shown))
+        else:
+            text = self._answer(task, prompt, user)
         # Usage in the chunker's own token counts (cl100k), so that benchmark figures such
         # as prompt tokens per source token compare like with like.
         usage = {"input_tokens": count_tokens(prompt), "output_tokens": count_tokens(text)}
@@ -272,6 +283,16 @@ class ScriptedChatModel(JsonSchemaChatModel):
         chunk = " ".join(tag(user, "chunk").split())
         return {"summary": self.summary if self.summary is not None else first_sentence(chunk),
                 "slug": self.slug if self.slug is not None else slugish(chunk)}
+
+    def _figure(self, user: str, shown: bool) -> dict:
+        """A vision model's description: `describe` when set, else the caption's own words."""
+        if not shown:
+            return {"description": ""}
+        if self.describe is not None:
+            return {"description": self.describe}
+        caption = " ".join(tag(user, "caption").split())
+        body = re.sub(r"^(figure|fig\.)\s+[\w.\-]+\s*[:.\u2014\u2013-]\s*", "", caption, flags=re.IGNORECASE)
+        return {"description": f"The figure shows {body.rstrip('.')}." if body and body != "(none)" else ""}
 
     def _grouping(self, prompt: str, user: str) -> dict:
         count = len(re.findall(r"^\[(\d+)\]", tag(user, "items"), re.MULTILINE))

@@ -99,6 +99,8 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "vision_model": _LEAF_TEXT,
     "pdf_dpi": _LEAF_TEXT,
     "pdf_max_images": _LEAF_TEXT,
+    # which images are figures: the records pass, redone from the whole text at every load
+    "pdf_figure_min_px": _NONE,
     # Nothing already built: how the file is read (what it decodes to is the text the update
     # compares), refusal limits, retries and timeouts, batching, and where the tree goes.
     "encoding": _NONE,
@@ -154,6 +156,9 @@ QUERY_PROMPTS: tuple[str, ...] = ("navigate_answer", "navigate_choose")
 WRITE_PROMPTS: tuple[str, ...] = ("propose_terms",)
 """Prompts of the knowledge passes, asked over the finished tree at every write (an update's
 included): they shape no part an update reuses."""
+RECORD_PROMPTS: tuple[str, ...] = ("describe_figure",)
+"""Prompts of the records pass (`chunker/structured/`), which every run and update redoes from
+the whole text when it loads it: they shape no passage an update reuses."""
 
 
 def prompt_bytes(name: str) -> bytes:
