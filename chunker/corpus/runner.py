@@ -211,9 +211,9 @@ def assemble(run: RunDir, ctx: ChunkerSettings, generation: Generation, units: l
     h = corpus_hierarchy(root_item.id, parts, run_meta, texts, corpus_name=title, names=names,
                          slug_max_length=ctx.output.slug_max_length, taken=foreign_stems(run.path),
                          old_files=generation.names)
+    h = document_records(h, trees, keys)  # the documents' tables, equations, figures, checks
     # terms, references, links across the files (an update redoes them all); the terms a model
     # proposed were grounded when each file's tree was written: carried over, not asked again
-    h = document_records(h, trees, keys)  # the documents' tables, equations, figures, checks
     h = annotate(h, ctx.knowledge, carried((rel, trees[rel]) for rel in rels))
     write_tree(run.path, h, title, ctx.knowledge)
     return CorpusResult(stats=stats, skipped=skipped, hierarchy=h)
