@@ -62,7 +62,7 @@ def report(run: "RunDir", ctx: "ChunkerSettings", stats: dict[str, int], started
         print_stats(Console(), stats, wall, as_json, advice(stats, ctx.llm.model, ctx.grounding),
                     skipped=skipped)
     if not quiet and not as_json:
-        Console().print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
+        Console(soft_wrap=True).print(f"tree written to {run.path / 'index.md'} and {run.path / 'hierarchy.json'}")
 
 
 def setup_logging(quiet: bool, verbose: bool) -> None:

@@ -36,7 +36,7 @@ def _finished_runs(dirs: list[Path]) -> list[Path]:
 
 def _say(quiet: bool, written: dict) -> None:
     if not quiet:
-        Console().print(f"report: {written['report']}  figures: {written['json']}")
+        Console(soft_wrap=True).print(f"report: {written['report']}  figures: {written['json']}")
 
 
 @eval_app.command()

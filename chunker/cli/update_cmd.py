@@ -185,7 +185,7 @@ def plan_console(data: dict, as_json: bool, quiet: bool) -> Console | None:
     if as_json:
         Console().print_json(json.dumps(data))
         return None
-    return None if quiet else Console()
+    return None if quiet else Console(soft_wrap=True)  # a path in a message is never broken across lines
 
 
 def _print_plan(run_dir: RunDir, path: Path, plan, fresh_calls: int, dry_run: bool, as_json: bool,

@@ -58,7 +58,10 @@ class ProposedTerm(BaseModel):
     """One term a passage defines, and its definition copied from the passage."""
 
     term: str = Field(max_length=120)
-    definition: str = Field(max_length=2000)
+    # no max_length: llama.cpp refuses a grammar that repeats a 2,000-character string inside
+    # a list ("number of rules ... exceeds sane defaults"); the grounding bounds its length
+    # (knowledge.propose_max_definition_chars)
+    definition: str
 
 
 class TermProposals(BaseModel):
