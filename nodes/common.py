@@ -22,15 +22,17 @@ def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:
 
 
 def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStore:
-    """This run's namespaced view of the store, with the run's memo of derived values."""
-    return run_store_for(runtime, state["run_key"])
+    """This run's namespaced view of the store, with the run's memo of derived values, scoped
+    to the region the state reads (or the levels joined above the regions)."""
+    return run_store_for(runtime, state["run_key"], state.get("region"), bool(state.get("joined")))
 
 
-def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
+def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str, region: int | None = None,
+                  joined: bool = False) -> RunStore:
     runs = runs_of(runtime.context)
     return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir,
                     calls_dir=runs.calls_dir or runs.out_dir, writes_tree=runs.writes_tree,
-                    slots=runs.slots)
+                    slots=runs.slots, region=region, joined=joined)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:

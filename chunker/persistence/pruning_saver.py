@@ -7,11 +7,15 @@ the database at a constant size: SQLite reuses the freed pages. Time travel thro
 old steps is given up; the store keeps every chunk and block regardless.
 
 The graph is built from subgraphs (`graph/`), and each run of a subgraph checkpoints in a
-namespace of its own (`fresh:<task>|cut:<task>`): one per leaf and subgraph. A subgraph's run
-that ended is never resumed (its parent checkpointed its result before the next step began:
-durability `sync`), and the subgraphs of one graph run one after another, so when a
-checkpoint is put in a namespace the thread has not written to just before, every
-namespace of the thread but that one and its ancestors is dropped.
+namespace of its own (`fresh:<task>|cut:<task>`): one per leaf and subgraph. Several may run
+at once: a document read in regions runs one subgraph per region in one step
+(`regions:<task>|region:<task>|...`), each resumed from its own namespace after a kill. A
+subgraph's run ended when its parent moved on: a graph puts its next checkpoint only once
+every task of its step has finished, and a resume never runs an ended subgraph again (the
+parent holds its result). So a checkpoint put in a namespace drops the namespaces below it
+(`ns|...`) that are older than it: its step's subgraphs, ended, and never those of the step
+it starts, whose checkpoints come after it (ids are time-ordered). The regions still running
+beside one another keep theirs.
 """
 
 from __future__ import annotations
@@ -32,7 +36,6 @@ class PruningSqliteSaver(SqliteSaver):
     def __init__(self, conn, *, keep: int = KEEP_CHECKPOINTS, **kwargs):
         super().__init__(conn, **kwargs)
         self.keep = max(1, keep)
-        self._last_ns: dict[str, str] = {}  # per thread: the namespace of its last put
 
     def put(self, config, checkpoint, metadata, new_versions):
         result = super().put(config, checkpoint, metadata, new_versions)
@@ -49,11 +52,11 @@ class PruningSqliteSaver(SqliteSaver):
                 for table in ("writes", "checkpoints"):
                     cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? "
                                 "AND checkpoint_id < ?", (str(thread_id), ns, oldest_kept))
-            if self._last_ns.get(str(thread_id)) != ns:  # the ended subgraphs' runs
-                self._last_ns[str(thread_id)] = ns
-                keep = lineage(ns)
-                marks = ", ".join("?" * len(keep))
-                for table in ("writes", "checkpoints"):
-                    cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns NOT IN ({marks})",
-                                (str(thread_id), *keep))
+            # the ended subgraphs' runs: below this namespace, older than this checkpoint
+            below = (ns + "|") if ns else ""
+            pattern = below.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            for table in ("writes", "checkpoints"):
+                cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns != ? "
+                            "AND checkpoint_ns LIKE ? ESCAPE '\\' AND checkpoint_id < ?",
+                            (str(thread_id), ns, pattern, checkpoint["id"]))
         return result

@@ -19,7 +19,7 @@ from langgraph.store.sqlite import SqliteStore
 from chunker import __version__
 from chunker.runs.rundir import RunDir, RunDirError
 from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, SECTION_NAMES
-from chunker.config.settings import ChunkerSettings
+from chunker.config.settings import ChunkerSettings, as_recorded
 from chunker.document.loader import BadInput, read_document
 from chunker.graph.build import build_graph, llm_retry_policy
 from chunker.persistence.pruning_saver import PruningSqliteSaver
@@ -85,9 +85,10 @@ def with_concurrency(meta: dict, limit: int) -> dict:
 
 def settings_from_meta(meta: dict) -> ChunkerSettings:
     """The run's settings as run.json records them (flat, as every version wrote them).
-    A setting this version no longer has is dropped, as it always was."""
+    A setting this version no longer has is dropped, as it always was; one it did not have
+    yet means what that version did (`as_recorded`: no `reading`, one cursor)."""
     known = {*FLAT_KEYS, *LEGACY_KEYS, *SECTION_NAMES}  # a legacy name still means what it meant
-    config = {k: v for k, v in meta["config"].items() if k in known}
+    config = {k: v for k, v in as_recorded(meta["config"]).items() if k in known}
     return ChunkerSettings(**config)
 
 
