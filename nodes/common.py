@@ -39,6 +39,15 @@ def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:
     return run_store(state, runtime).units(state["doc_id"])
 
 
+def progress(runtime: Runtime[ChunkerSettings], state: ChunkerState, cursor: int, leaves: int) -> None:
+    """The progress event: where the cursor stands and the leaves it cut (a region's
+    cursor: its own, with the region's index, `chunker/cli/progress.py` adds them up)."""
+    event = {"event": "progress", "cursor": cursor, "total": state["doc_chars"], "leaves": leaves}
+    if state.get("region") is not None:
+        event["region"] = state["region"]
+    emit(runtime, event)
+
+
 def emit(runtime: Runtime[ChunkerSettings], event: dict) -> None:
     """A custom stream event (progress bar); a no-op when nobody listens."""
     runtime.stream_writer(event)

@@ -47,7 +47,7 @@ def plan_regions(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
                                 sweeps=strategy.sweeps, has_signal=has_signal)
     if len(planned) < 2:
         return {"regions": 1}
-    plan = make_plan(rs.units(state["doc_id"]).text, by, planned, cfg.regions, cfg.grounding)
+    plan = make_plan(rs.units(state["doc_id"]), by, planned, cfg.regions, cfg.grounding)
     plan.save(rs)
     rs.memo.put(("region-plan",), plan)
     emit(runtime, {"event": "regions", "spans": [list(r.span) for r in plan.regions]})
@@ -109,9 +109,8 @@ def join_regions(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
 
 def _copy(source: RunStore, target: RunStore, ids: dict[str, str]) -> None:
     """The records `ids` names, from `source` to `target` under their new ids."""
-    for old, new in ids.items():
-        record = source.get_node(old)
-        target.put_node(_renamed(record, new, ids))
+    records = source.get_nodes(list(ids))
+    target.put_nodes([_renamed(r, ids[r.id], ids) for r in records])
 
 
 def _renamed(record: NodeRecord, new: str, ids: dict[str, str]) -> NodeRecord:
@@ -125,7 +124,7 @@ def number_nodes(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
     joined = run_store(state, runtime)
     ids = {node_id(0, i): node_id(0, i) for i in range(state["leaf_count"])}
     for level, count in enumerate(state["block_counts"][1:], start=1):
-        blocks = sorted((joined.get_node(node_id(level, i)) for i in range(count)), key=lambda r: r.span)
+        blocks = sorted(joined.get_nodes([node_id(level, i) for i in range(count)]), key=lambda r: r.span)
         ids.update({r.id: node_id(level, i) for i, r in enumerate(blocks)})
     _copy(joined, joined.scoped(), ids)
     return {"joined": False, "root_id": ids[state["root_id"]]}

@@ -24,7 +24,7 @@ from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.grounding.gate import grounded
-from chunker.nodes.common import emit, run_store
+from chunker.nodes.common import progress, run_store
 from chunker.state.records import LeafCut, NodeRecord
 from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore, node_id
@@ -98,7 +98,7 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         count, cursor = count + 1, end
         if one_per_step:
             break
-    emit(runtime, {"event": "progress", "cursor": cursor, "total": state["doc_chars"], "leaves": count})
+    progress(runtime, state, cursor, count)
     return _done(state, count, cursor, pending, stats)
 
 

@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 from dataclasses import dataclass, field
 
-from langgraph.store.base import BaseStore
+from langgraph.store.base import BaseStore, GetOp, PutOp
 
 from chunker.document.units import Units
 from chunker.state.records import NodeRecord
@@ -85,6 +85,19 @@ class RunStore:
 
     def put_node(self, record: NodeRecord) -> None:
         self.store.put(self._nodes(record.id), record.id, record.model_dump(mode="json"), index=False)
+
+    def put_nodes(self, records: list[NodeRecord]) -> None:
+        """Many records in one batch (one transaction of a database store, not one each)."""
+        self.store.batch([PutOp(self._nodes(r.id), r.id, r.model_dump(mode="json"), index=False)
+                          for r in records])
+
+    def get_nodes(self, ids: list[str]) -> list[NodeRecord]:
+        """Many records in one batch; every one must be there."""
+        items = self.store.batch([GetOp(self._nodes(nid), nid) for nid in ids])
+        missing = [nid for nid, item in zip(ids, items) if item is None]
+        if missing:
+            raise LookupError(f"nodes {missing[:3]} of run {self.run_key} are not in the store")
+        return [NodeRecord.model_validate(item.value) for item in items]
 
     def find_node(self, nid: str) -> NodeRecord | None:
         item = self.store.get(self._nodes(nid), nid)

@@ -16,12 +16,15 @@ item, first in the rendered background, so a server's prompt cache keeps it.
 
 from __future__ import annotations
 
+import bisect
+
 from chunker.background.builder import BackgroundItem
 from chunker.chunking.regions import Planned
 from chunker.config.sections import RegionSettings
 from chunker.document.readable import readable_copy
 from chunker.document.tokens import count_tokens
-from chunker.grounding.extractive import extractive_summary, sentences
+from chunker.document.units import Units
+from chunker.grounding.extractive import summary_of_sentences
 from chunker.grounding.policy import GroundingPolicy
 from chunker.state.records import Region, RegionPlan
 from chunker.state.store import RunStore
@@ -32,24 +35,29 @@ TITLE_MAX_CHARS = 80
 """A region's headings are cut to this many characters in the outline (a merged region has several)."""
 
 
-def summarize(text: str, span: tuple[int, int], settings: RegionSettings, policy: GroundingPolicy) -> str:
+def summarize(units: Units, span: tuple[int, int], settings: RegionSettings, policy: GroundingPolicy) -> str:
     """A region's summary: its most central sentence, ranked among at most
-    `outline_summary_sentences` of its sentences spread evenly over it (LexRank is quadratic)."""
-    readable = readable_copy(text[span[0]:span[1]], headings=False)
-    items = sentences(readable)
-    if len(items) > settings.summary_sentences:
-        step = len(items) / settings.summary_sentences
-        items = [items[int(i * step)] for i in range(settings.summary_sentences)]
-    return extractive_summary(" ".join(items), max_chars=settings.summary_chars, max_sentences=1,
-                              policy=policy)
+    `outline_summary_sentences` of its sentences (the document's, segmented once) spread
+    evenly over it: LexRank is quadratic, and a chapter of a book has hundreds."""
+    start, end = span
+    first = bisect.bisect_right(units.sentences, start)
+    last = bisect.bisect_left(units.sentences, end)
+    bounds = [start, *units.sentences[first:last], end]
+    pieces = [(a, b) for a, b in zip(bounds, bounds[1:]) if b > a]
+    if len(pieces) > settings.summary_sentences:
+        step = len(pieces) / settings.summary_sentences
+        pieces = [pieces[int(i * step)] for i in range(settings.summary_sentences)]
+    readable = readable_copy(units.text[start:end], headings=False)  # same length: offsets hold
+    sample = [" ".join(readable[a - start:b - start].split()) for a, b in pieces]
+    return summary_of_sentences(sample, max_chars=settings.summary_chars, max_sentences=1, policy=policy)
 
 
-def make_plan(text: str, by: str, planned: list[Planned], settings: RegionSettings,
+def make_plan(units: Units, by: str, planned: list[Planned], settings: RegionSettings,
               policy: GroundingPolicy) -> RegionPlan:
     """The regions with what the outline shows of each."""
     return RegionPlan(by=by, regions=[
         Region(index=i, span=(p.start, p.end), titles=list(p.titles),
-               summary=summarize(text, (p.start, p.end), settings, policy))
+               summary=summarize(units, (p.start, p.end), settings, policy))
         for i, p in enumerate(planned)])
 
 

@@ -190,6 +190,21 @@ def extractive_summary(text: str, *, max_chars: int, max_sentences: int = 2,
     if written is not None and len(written) != len(text):
         raise ValueError("written must be the text's source, of the same length")
     ranked = rank(items, [" ".join(written[a:b].split()) for _, (a, b) in spans] if written else None)
+    return _summary(items, ranked, text, max_chars, max_sentences, policy)
+
+
+def summary_of_sentences(items: list[str], *, max_chars: int, max_sentences: int = 2,
+                         policy: GroundingPolicy = GroundingPolicy()) -> str:
+    """As `extractive_summary`, of sentences already split (whitespace collapsed): a text
+    segmented once is not segmented again for each part of it."""
+    items = [s for s in items if WORD.search(s)]
+    if not items:
+        return ""
+    return _summary(items, rank(items), " ".join(items), max_chars, max_sentences, policy)
+
+
+def _summary(items: list[str], ranked: list[_Ranked], evidence: str, max_chars: int, max_sentences: int,
+             policy: GroundingPolicy) -> str:
     picks: list[_Ranked] = []
     used = -1
     for r in ranked:
@@ -200,7 +215,7 @@ def extractive_summary(text: str, *, max_chars: int, max_sentences: int = 2,
             picks.append(r)
             used += 1 + len(items[r.index])
     first = _fit(items, picks or ranked[:1], max_chars)
-    return _grounded([first, *_heads(items, ranked, max_chars)], text, "summarize", policy)
+    return _grounded([first, *_heads(items, ranked, max_chars)], evidence, "summarize", policy)
 
 
 def _parts(n: int, k: int) -> list[range]:

@@ -52,11 +52,11 @@ class PruningSqliteSaver(SqliteSaver):
                 for table in ("writes", "checkpoints"):
                     cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? "
                                 "AND checkpoint_id < ?", (str(thread_id), ns, oldest_kept))
-            # the ended subgraphs' runs: below this namespace, older than this checkpoint
-            below = (ns + "|") if ns else ""
-            pattern = below.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+            # the ended subgraphs' runs: below this namespace (`ns|...`: a range of the primary
+            # key, '}' sorting right after '|'), older than this checkpoint
+            low, high = (ns + "|", ns + "}") if ns else ("", "\U0010ffff")
             for table in ("writes", "checkpoints"):
-                cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns != ? "
-                            "AND checkpoint_ns LIKE ? ESCAPE '\\' AND checkpoint_id < ?",
-                            (str(thread_id), ns, pattern, checkpoint["id"]))
+                cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns > ? "
+                            "AND checkpoint_ns < ? AND checkpoint_id < ?",
+                            (str(thread_id), low, high, checkpoint["id"]))
         return result

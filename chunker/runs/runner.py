@@ -49,6 +49,10 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     st = sqlite3.connect(str(run.store), check_same_thread=False, isolation_level=None)
     try:
         st.execute("PRAGMA journal_mode=WAL")
+        # WAL with synchronous NORMAL: a commit survives the process being killed (what a
+        # resume needs), without an fsync per step; only a power cut may lose the last ones
+        for conn in (ck, st):
+            conn.execute("PRAGMA synchronous=NORMAL")
         saver = PruningSqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()
