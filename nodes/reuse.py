@@ -26,7 +26,7 @@ from chunker.document.tokens import count_tokens
 from chunker.grounding.gate import grounded
 from chunker.nodes.common import progress, run_store
 from chunker.state.records import LeafCut, NodeRecord
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, reading_end
 from chunker.state.store import RunStore, node_id
 from chunker.update.index import ReuseIndex, reuse_index
 
@@ -47,6 +47,8 @@ def reusable_old(state: ChunkerState, runtime: Runtime[ChunkerSettings], index: 
     if leaf is None:
         return None
     start, end = leaf["new"]
+    if end > reading_end(state):  # a region's cursor never reads past its region
+        return None
     here = leaf_structure(run_store(state, runtime), state["doc_id"], start, end)
     return leaf if list(here.header_path) == list(leaf["header_path"] or []) else None
 
