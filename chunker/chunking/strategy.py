@@ -94,11 +94,9 @@ class TreeStrategy:
     def closing(self, state: ChunkerState, rs: RunStore) -> list[tuple[int, int]] | None:
         """The spans closed as sections now: a region read to its end, its own; the levels
         above the regions, the document's. None: the thresholds decide (one cursor)."""
-        if not read(state):
+        if (rs.region is None and not rs.joined) or not read(state):
             return None
-        if rs.region is not None:
-            return [region_span(rs)]
-        return [(0, state["doc_chars"])] if rs.joined else None
+        return [region_span(rs)] if rs.region is not None else [(0, state["doc_chars"])]
 
 
 class FlatStrategy(TreeStrategy):
