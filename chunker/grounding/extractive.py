@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -56,9 +57,20 @@ class _Tokenizer:
 _TOKENIZER = _Tokenizer()
 
 
-@cache
+_FIRST_USE = threading.Lock()
+"""The first summary imports sumy and nltk: two threads doing so at once (a document's regions,
+its leaves under `source`) leave one of them a partially initialised nltk."""
+
+
 def _summarizer() -> LexRankSummarizer:
+    with _FIRST_USE:
+        return _built()
+
+
+@cache
+def _built() -> LexRankSummarizer:
     # built at the first summary: sumy's stemmer imports nltk, and nltk scipy.stats (about 1 s)
+    from sumy.models.dom import ObjectDocumentModel  # noqa: F401  (imported here, under the lock)
     from sumy.nlp.stemmers import Stemmer
     from sumy.summarizers.lex_rank import LexRankSummarizer
 
@@ -105,6 +117,8 @@ def rank(items: list[str], written: list[str] | None = None) -> list[_Ranked]:
     `written`: each sentence as its source writes it (see `extractive_summary`), judged
     clean in its place."""
     import numpy
+
+    summarizer = _summarizer()  # first: sumy and nltk imported once, under its lock
     from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
 
     document = ObjectDocumentModel([Paragraph([Sentence(s, _TOKENIZER) for s in items])])
@@ -117,7 +131,7 @@ def rank(items: list[str], written: list[str] | None = None) -> list[_Ranked]:
     # LexRank's power iteration divides by a zero norm when no two sentences share a word:
     # the ratings are then NaN, which rank as 0 (the document order decides)
     with numpy.errstate(invalid="ignore", divide="ignore"):
-        _summarizer()(document, keep_all)
+        summarizer(document, keep_all)
     rating = {info.order: _finite(float(info.rating)) for info in order}  # order: index in `items`
     judged = written or items
     ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s) and _clean(judged[i])) for i, s in enumerate(items)]
