@@ -226,7 +226,10 @@ def resume(
         if max_concurrency is not None:  # how fast, not what: run.json's settings say it from now on
             run_dir.acquire_lock()  # never rewrite the run.json of a run another process works on
             meta = run_dir.update_meta(**with_concurrency(meta, max_concurrency))
-        if meta.get("kind") == "corpus":
+        if meta.get("kind") == "corpus":  # an older corpus's settings go on as it read them
+            from chunker.config.settings import corpus_settings
+
+            meta = {**meta, "settings": corpus_settings(meta)}
             return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
         ctx = settings_from_meta(meta)
         if extracted_source.original_of(meta) is not None:

@@ -12,7 +12,7 @@ from chunker.runs.rundir import RunDir, RunDirError
 
 def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path | None, dry_run: bool,
                   quiet: bool, as_json: bool, started: float) -> None:
-    from chunker.config.settings import ChunkerSettings
+    from chunker.config.settings import ChunkerSettings, corpus_settings
     from chunker.corpus.discover import CorpusError
     from chunker.corpus.runner import Generation, corpus_meta
     from chunker.corpus.update import deleted_nodes, plan_corpus
@@ -34,7 +34,7 @@ def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path 
                                     names=names, updates=running["updates"])
             ctx = ChunkerSettings(model=generation.meta["model"], **generation.meta["settings"])
         else:
-            settings = {**meta["settings"], **{k: v for k, v in changes.items() if k != "model"}}
+            settings = {**corpus_settings(meta), **{k: v for k, v in changes.items() if k != "model"}}
             ctx = ChunkerSettings(model=changes.get("model", meta["model"]), **settings)
             plan = plan_corpus(meta, tree, ctx, out_dir=run_dir.path, moved_to=moved_to)
             if not plan.changed and not dry_run and (changes or moved_to is not None):

@@ -62,6 +62,15 @@ def as_recorded(flat: dict[str, Any]) -> dict[str, Any]:
     return flat if "reading" in flat else {**flat, "reading": "one_cursor"}
 
 
+def corpus_settings(meta: dict[str, Any]) -> dict[str, Any]:
+    """A corpus's settings as given (run.json's `settings`), read as its record means them: a
+    corpus whose `config` names no `reading` was read in one cursor, and goes on so."""
+    settings = dict(meta["settings"])
+    if "reading" not in meta.get("config", {}) and "reading" not in settings:
+        settings["reading"] = "one_cursor"
+    return settings
+
+
 class ChunkerSettings(BaseModel):
     """Settings of one chunker run (the LangGraph runtime context)."""
 

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import math
 import re
-import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -24,7 +23,7 @@ from chunker.document.units import sentence_ends
 from chunker.grounding.check import check
 from chunker.grounding.patterns import has_first_person, placeholders_and_markup
 from chunker.grounding.policy import GroundingPolicy
-from chunker.grounding.text import STOP_WORDS, WORD, content_stems, plain
+from chunker.grounding.text import STOP_WORDS, SUMY_IMPORTS, WORD, content_stems, plain
 
 if TYPE_CHECKING:
     from sumy.summarizers.lex_rank import LexRankSummarizer
@@ -57,13 +56,8 @@ class _Tokenizer:
 _TOKENIZER = _Tokenizer()
 
 
-_FIRST_USE = threading.Lock()
-"""The first summary imports sumy and nltk: two threads doing so at once (a document's regions,
-its leaves under `source`) leave one of them a partially initialised nltk."""
-
-
 def _summarizer() -> LexRankSummarizer:
-    with _FIRST_USE:
+    with SUMY_IMPORTS:  # the first summary imports sumy and nltk: one thread at a time
         return _built()
 
 
