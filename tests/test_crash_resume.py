@@ -1,5 +1,5 @@
 """SIGKILL at random points, then `chunker resume`: the tree is byte-identical to an
-uninterrupted run's, and each crash costs at most one LLM call."""
+uninterrupted run's, and each crash costs at most one LLM call per region in flight."""
 
 import json
 import os
@@ -106,7 +106,12 @@ def test_sigkill_anywhere_then_resume(tmp_path):
 
     print(f"\nreference: {ref_calls} calls in {ref_wall:.1f}s; kills landed in {phases}; "
           f"calls issued again per crash: {extra_calls}")
-    assert all(0 <= n <= 1 for n in extra_calls), extra_calls
+    # the text is read in two regions (its signal's deepest dip), and at --max-concurrency 1
+    # LangGraph runs two tasks at once (one more than the cap, for the stream's waiter:
+    # `runner.stream_config`), each with a step in flight: at most one call again per region
+    regions = json.loads((tmp_path / "ref" / "hierarchy.json").read_text())["meta"]["stats"].get("regions", 1)
+    assert regions == 2
+    assert all(0 <= n <= regions for n in extra_calls), extra_calls
     landed = set(phases)
     for step in ("check_completeness", "rewrite_chunk", "group_summaries", "synthesize_block"):
         assert step in landed, (step, phases)
