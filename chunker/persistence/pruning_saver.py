@@ -26,10 +26,10 @@ KEEP_CHECKPOINTS = 3
 """Checkpoints kept per thread: the latest plus a margin, never fewer than one."""
 
 
-def lineage(ns: str) -> list[str]:
-    """A checkpoint namespace and its ancestors: `a:1|b:2` -> `a:1|b:2`, `a:1`, ``."""
-    parts = ns.split("|") if ns else []
-    return ["|".join(parts[:i]) for i in range(len(parts) + 1)]
+def below(ns: str) -> tuple[str, str]:
+    """The namespaces below `ns` (`ns|...`, or every other one below the root's ``) as a range
+    (low, high), both excluded: a range of the primary key, '}' sorting right after '|'."""
+    return (ns + "|", ns + "}") if ns else ("", "\U0010ffff")
 
 
 class PruningSqliteSaver(SqliteSaver):
@@ -52,9 +52,8 @@ class PruningSqliteSaver(SqliteSaver):
                 for table in ("writes", "checkpoints"):
                     cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? "
                                 "AND checkpoint_id < ?", (str(thread_id), ns, oldest_kept))
-            # the ended subgraphs' runs: below this namespace (`ns|...`: a range of the primary
-            # key, '}' sorting right after '|'), older than this checkpoint
-            low, high = (ns + "|", ns + "}") if ns else ("", "\U0010ffff")
+            # the ended subgraphs' runs: below this namespace, older than this checkpoint
+            low, high = below(ns)
             for table in ("writes", "checkpoints"):
                 cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns > ? "
                             "AND checkpoint_ns < ? AND checkpoint_id < ?",
