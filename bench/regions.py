@@ -129,7 +129,12 @@ def main(argv: list[str]) -> None:
             entry["compare"] = compare(Path(tmp) / f"{name}-one_cursor", Path(tmp) / f"{name}-regions")
             record["documents"][name] = entry
     RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "compare.json").write_text(json.dumps(record, indent=1) + "\n")
+    path = RESULTS / "compare.json"
+    if path.exists():  # the documents not run this time keep their last measurement
+        earlier = json.loads(path.read_text())
+        record["documents"] = {**{k: v | {"code": earlier.get("code")} for k, v in earlier["documents"].items()
+                                  if k not in record["documents"]}, **record["documents"]}
+    path.write_text(json.dumps(record, indent=1) + "\n")
     print(table(record))
 
 

@@ -44,9 +44,10 @@ def begin(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 
 def at_the_top(state: ChunkerState) -> bool:
-    """The levels go up to the root now: the document is read (a region read to its end
-    hands its nodes up instead: the levels above the regions are made once they are joined)."""
-    return read(state) and not in_region(state)
+    """The levels go up to one node now: the document is read, or a region whose strategy
+    tops it (`tops_regions`: plain text); a section tree's region hands its nodes up instead,
+    for the sections around it, made once the regions are joined."""
+    return read(state) and (not in_region(state) or tree_strategy(state).tops_regions)
 
 
 def after_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]

@@ -28,7 +28,7 @@ from chunker.chunking.sections import Planner, fan_groups, gathered, next_sweep
 from chunker.config.sections import AggregationSettings
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
-from chunker.state.schema import ChunkerState, read
+from chunker.state.schema import ChunkerState
 from chunker.state.store import RunStore
 
 Chosen = Literal["flat", "peel", "full"]
@@ -62,14 +62,17 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
 class TreeStrategy:
     """`full`: the LLM loop over the whole text, structure ignored, levels swept as they fill.
 
-    Read in regions, a region read to its end and the levels above the regions are closed as
-    sections are (`chunker/chunking/sections.py`): a region's nodes become its node, and the
-    regions' nodes the document's, cut at the dips between their summaries, without a
-    grouping call; nothing groups across a region's top."""
+    Read in regions, a region is a text of its own: its levels are swept and closed up to one
+    node as a whole document's are (`tops_regions`), and the levels above the regions group
+    the regions' nodes as sections are closed (`chunker/chunking/sections.py`): cut at the dips
+    between their summaries, without a grouping call; nothing groups across a region's top."""
 
     name: Chosen = "full"
     uses_structure = False
     sweeps = True
+    tops_regions = True
+    """Whether a region's levels go up to one node of its own (its top) before the regions are
+    joined; `peel` hands a region's nodes up instead, for the sections around it to group."""
 
     def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
                    ) -> tuple[int, list[list[list]]] | None:
@@ -92,11 +95,9 @@ class TreeStrategy:
         return Sweep(state["pending"][level])
 
     def closing(self, state: ChunkerState, rs: RunStore) -> list[tuple[int, int]] | None:
-        """The spans closed as sections now: a region read to its end, its own; the levels
-        above the regions, the document's. None: the thresholds decide (one cursor)."""
-        if (rs.region is None and not rs.joined) or not read(state):
-            return None
-        return [region_span(rs)] if rs.region is not None else [(0, state["doc_chars"])]
+        """The spans closed as sections now: above the regions, the document's (over the
+        regions' nodes). None: the thresholds decide, as in one cursor and inside a region."""
+        return [(0, state["doc_chars"])] if rs.joined else None
 
 
 class FlatStrategy(TreeStrategy):
@@ -114,6 +115,7 @@ class PeelStrategy(TreeStrategy):
 
     name: Chosen = "peel"
     uses_structure = True
+    tops_regions = False
 
     def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
                    ) -> tuple[int, list[list[list]]] | None:
