@@ -58,8 +58,8 @@ class LLMSettings(BaseModel):
     timeout_s: float = 300.0
     """Seconds before one LLM request is abandoned as a transient failure."""
     max_concurrency: int | None = Field(None, ge=1)
-    """LLM calls in flight at once, over the whole run (the documents of a corpus, and within
-    a document what `background.context: source` lets run at once). None: the backend's
+    """LLM calls in flight at once, over the whole run (the documents of a corpus, a document's
+    regions, and within a region what `background.context: source` lets run at once). None: the backend's
     default (`chunker.llm.registry.default_concurrency`): 1 in-process, 1 for Ollama unless
     `OLLAMA_NUM_PARALLEL` says more, 8 for an OpenAI-compatible server. It changes when calls
     run, never what they answer: a tree is the same at every concurrency."""
