@@ -78,9 +78,7 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         start, end = leaf["new"]
         original = text[start:end]
         record = _copied(leaf, count, original)
-        prev = _before(rs, count, deferred)
-        if (prev is None) != (index.predecessor(leaf["id"]) is None) or (
-                prev is not None and prev.origin != index.predecessor(leaf["id"])):
+        if not _same_before(rs, index, leaf, count, deferred):
             # the text before it changed: its rewrite must still be supported by what it is shown now
             latest = index.latest_ids(cursor) if index.patch else state.get("latest") or []
             background = leaf_background(rs, cfg, count, latest, "rewrite", state["doc_id"])
@@ -102,6 +100,18 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
             break
     progress(runtime, state, cursor, count)
     return _done(state, count, cursor, pending, stats)
+
+
+def _same_before(rs: RunStore, index: ReuseIndex, leaf: dict, count: int, deferred: bool) -> bool:
+    """Whether the passage before the old leaf `leaf` is the one it had: the same old passage
+    (`origin`). A region's first leaf has its predecessor in the region before, being read at
+    the same time: the same when the old predecessor's unchanged text ends where the region starts."""
+    expected = index.predecessor(leaf["id"])
+    if count == 0 and rs.region:
+        old = index.leaves[index.leaf_index[expected]] if expected is not None else None
+        return old is not None and old["new"] is not None and old["new"][1] == leaf["new"][0]
+    prev = _before(rs, count, deferred)
+    return (prev is None) == (expected is None) and (prev is None or prev.origin == expected)
 
 
 def _before(rs: RunStore, count: int, deferred: bool) -> NodeRecord | LeafCut | None:
