@@ -44,6 +44,7 @@ class _Odt:
         self.notes: list[tuple[str, int]] = []  # (text, citing paragraph), in citation order
         self.images = 0
         self._pending: list[dict] = []
+        self._boxes: list[str] = []  # the text of floating frames anchored in the block being read
 
     # --- inline -------------------------------------------------------------------------
     def inline(self, el, *, plain: bool = False, flags=(False, False, False), link=None) -> str:
@@ -94,6 +95,8 @@ class _Odt:
         return f"[{text}]({link})" if link else text
 
     def _frame(self, frame) -> str:
+        """An image (`![alt](name)`), or a text frame: inline when anchored as a character, else
+        a box beside the text whose paragraphs follow the block it is anchored in."""
         image = frame.find(q("draw:image"))
         title = frame.find(q("svg:title"))
         desc = frame.find(q("svg:desc"))
@@ -102,7 +105,13 @@ class _Odt:
         href = image.get(q("xlink:href")) if image is not None else None
         if not href or href not in self.z.namelist():
             text_box = frame.find(q("draw:text-box"))
-            return " ".join(self.inline(p) for p in text_box.iter(q("text:p"))) if text_box is not None else ""
+            if text_box is None:
+                return ""
+            paras = [" ".join(self.inline(p).split()) for p in text_box.iter(q("text:p"), q("text:h"))]
+            if frame.get(q("text:anchor-type")) == "as-char":
+                return " ".join(t for t in paras if t)
+            self._boxes += [t for t in paras if t]
+            return ""
         self.images += 1
         ext = href.rsplit(".", 1)[-1].lower()
         name = f"image-{self.images}.{ext}"
@@ -136,9 +145,11 @@ class _Odt:
             elif tag == q("table:table"):
                 self.out.add(self._table(el), part=PART, paragraph=self.index)
                 self.index += 1
-            elif tag in (q("text:section"), q("text:index-body"), q("text:table-of-content"),
-                         q("text:alphabetical-index"), q("text:illustration-index")):
+            elif tag == q("text:section"):
                 self.blocks(el, depth, list_style)
+            # a table of contents and the other indexes (text:*-index, text:bibliography) are
+            # generated from the headings and marks: read once, where they are, not twice
+            self._flush_boxes()
         self._code(code)
 
     def _heading(self, el) -> None:
@@ -150,6 +161,11 @@ class _Odt:
         self.index += 1
 
     def _code(self, code: list[str]) -> None:
+        while code and not code[-1].strip():  # empty code paragraphs around a block: no code
+            code.pop()
+        while code and not code[0].strip():
+            code.pop(0)
+            self._code_at += 1
         if code:
             self.out.add(fence("\n".join(code)), part=PART, paragraph=self._code_at)
             code.clear()
@@ -162,6 +178,11 @@ class _Odt:
         self._flush_images()
         self.out.add(escape_block(text), part=PART, paragraph=self.index)
         self.index += 1
+
+    def _flush_boxes(self) -> None:
+        for text in self._boxes:
+            self.out.add(escape_block(text), part=PART, paragraph=self.index - 1)
+        self._boxes.clear()
 
     def _flush_images(self) -> None:
         for image in self._pending:
