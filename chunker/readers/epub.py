@@ -20,6 +20,7 @@ from urllib.parse import unquote
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
 from chunker.readers.html import parse, prune
+from chunker.readers.html_styles import infer_structure, stylesheets
 from chunker.readers.html_writer import Block, Writer, assemble, text_of
 from chunker.readers.model import ExtraMissing, Extracted, Image, Metadata, ReaderError
 from chunker.readers.sniffing import zip_mimetype, zip_names
@@ -188,7 +189,9 @@ def extract_epub(path) -> Extracted:
         except ReaderError:
             notes.append(f"{part}: not readable as XHTML, left out")
             continue
+        css = stylesheets(root, lambda href, _base=posixpath.dirname(item.file_name): _css(book, _base, href))
         prune(root, chrome=False)
+        infer_structure(root, css)  # a chapter that marks no heading: its styles say (LibreOffice)
         body = next(root.iter("body"), root)
         chapter = Writer(image_name).walk(body)
         chapter, depth = structure(chapter, [e for e in entries if e.part == part], depth)
@@ -203,6 +206,12 @@ def extract_epub(path) -> Extracted:
     places = _with_parts(places, parts, blocks)
     return Extracted(markdown=markdown, places=places, metadata=_metadata(book),
                      images=_images(book, images, names, blocks, places), notes=tuple(notes))
+
+
+def _css(book, base: str, href: str) -> str | None:
+    """A stylesheet of the book, by its href relative to the chapter's folder."""
+    item = book.get_item_with_href(posixpath.normpath(posixpath.join(base, unquote(href.split("#")[0]))))
+    return item.get_content().decode("utf-8", "replace") if item is not None else None
 
 
 def _with_parts(places, parts, blocks):
