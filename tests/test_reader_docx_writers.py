@@ -128,3 +128,13 @@ def test_code_keeps_inner_blank_lines_but_none_around_it(tmp_path):
     assert md == "Before.\n\n```\nfn main() {\n\n}\n```\n\nAfter.\n"
     only_blank = [para(r("Before.")), para("", "SourceCode"), para(r("After."))]
     assert "```" not in extract_docx(write(tmp_path, only_blank, styles)).markdown
+
+
+def test_a_link_with_code_inside_is_one_link(tmp_path):
+    code = f'<w:r {W}><w:rPr><w:rFonts w:ascii="Courier New"/></w:rPr><w:t>panic!</w:t></w:r>'
+    begin = (f'<w:r {W}><w:fldChar w:fldCharType="begin"/></w:r><w:r {W}><w:instrText> HYPERLINK '
+             f'"ch09.html" </w:instrText></w:r><w:r {W}><w:fldChar w:fldCharType="separate"/></w:r>')
+    end = f'<w:r {W}><w:fldChar w:fldCharType="end"/></w:r>'
+    md = extract_docx(write(tmp_path, [para(r("See the ") + begin + r("Errors with ") + code + end
+                                            + r(" section."))])).markdown
+    assert md == "See the [Errors with `panic!`](ch09.html) section.\n"

@@ -60,3 +60,10 @@ def test_code_keeps_inner_blank_lines_but_none_around_it(tmp_path):
     got = extract_odt(write_odt(tmp_path / "code.odt", body))
     got.check()
     assert got.markdown == "Before.\n\n```\nfn main() {\n\n}\n```\n\nAfter.\n"
+
+
+def test_a_link_with_code_inside_is_one_link(tmp_path):
+    body = ('<text:p>See the <text:a xlink:href="ch09.html">Errors with <text:span text:style-name="T1">'
+            'panic!</text:span></text:a> section.</text:p>')
+    md = extract_odt(write_odt(tmp_path / "link.odt", body)).markdown
+    assert md == "See the [Errors with *panic!*](ch09.html) section.\n"

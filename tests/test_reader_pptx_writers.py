@@ -112,3 +112,20 @@ def test_bullets_follow_the_layout_list_style_and_groups_keep_their_order(tmp_pa
     md = extract_pptx(path).markdown
     assert "# Volume II\n\nFrank Churchill arrives\n\n# Characters\n\n- Emma\n" in md
     assert md.endswith("# Houses\n\nHartfield\n\nRandalls\n\nDonwell\n")
+
+
+def test_a_link_over_two_runs_is_one_link(tmp_path):
+    prs = Presentation()
+    s = prs.slides.add_slide(prs.slide_layouts[5])
+    s.shapes.title.text = "Links"
+    para = box(s, "See the ", 0.5, 1.5).text_frame.paragraphs[0]
+    for text, font in (("Errors with ", None), ("panic!", "Courier New")):
+        run = para.add_run()
+        run.text = text
+        run.hyperlink.address = "https://example.org/ch09"
+        if font:
+            run.font.name = font
+    para.add_run().text = " section."
+    path = tmp_path / "links.pptx"
+    prs.save(path)
+    assert extract_pptx(path).markdown.endswith("See the [Errors with `panic!`](https://example.org/ch09) section.\n")

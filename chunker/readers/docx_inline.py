@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 
 from chunker.readers.docx_styles import on, val, w
-from chunker.readers.office import emphasis, inline_code
+from chunker.readers.office import emphasis, inline_code, linked
 
 R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
@@ -52,6 +52,21 @@ class Inline:
         if plain:
             return "".join(t for t, _ in pieces)
         out, i = [], 0
+        while i < len(pieces):  # a link's runs (emphasis, code inside) as one Markdown link
+            j, link = i, pieces[i][1][3]
+            while j < len(pieces) and pieces[j][1][3] == link and not pieces[j][1][4]:
+                j += 1
+            if j == i:  # a raw piece (a note reference)
+                out.append(pieces[i][0])
+                i += 1
+                continue
+            inner = self._styled([(t, f[:3]) for t, f in pieces[i:j]])
+            out.append(linked(inner, link) if link else inner)
+            i = j
+        return "".join(out)
+
+    def _styled(self, pieces: list[tuple[str, tuple]]) -> str:
+        out, i = [], 0
         while i < len(pieces):
             j, flags = i, pieces[i][1]
             while j < len(pieces) and pieces[j][1] == flags:
@@ -70,15 +85,12 @@ class Inline:
 
     @staticmethod
     def _format(text: str, flags: tuple) -> str:
-        bold, italic, code, link, raw = flags
-        if raw or not text.strip():
+        bold, italic, code = flags
+        if not text.strip():
             return text
         if code:
-            text = inline_code(text)
-        else:
-            text = emphasis(text, "***" if bold and italic else "**" if bold else "*") \
-                if bold or italic else text
-        return f"[{text}]({link})" if link else text
+            return inline_code(text)
+        return emphasis(text, "***" if bold and italic else "**" if bold else "*") if bold or italic else text
 
     def _field_link(self) -> str | None:
         for instruction, in_result in reversed(self.fields):

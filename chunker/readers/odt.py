@@ -23,7 +23,7 @@ from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.odt_styles import Styles, q
 from chunker.readers.office import (
     DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence,
-    gfm_table, heading, inline_code, open_zip, split_authors,
+    gfm_table, heading, inline_code, linked, open_zip, split_authors,
 )
 from chunker.readers.sniffing import zip_mimetype
 
@@ -47,19 +47,18 @@ class _Odt:
         self._boxes: list[str] = []  # the text of floating frames anchored in the block being read
 
     # --- inline -------------------------------------------------------------------------
-    def inline(self, el, *, plain: bool = False, flags=(False, False, False), link=None) -> str:
+    def inline(self, el, *, plain: bool = False, flags=(False, False, False)) -> str:
         out: list[str] = []
         if el.text:
-            out.append(self._fmt(el.text, flags, link, plain))
+            out.append(self._fmt(el.text, flags, plain))
         for child in el:
             tag = child.tag
             if tag == q("text:span"):
                 f = self.styles.text_flags(child.get(q("text:style-name")))
-                out.append(self.inline(child, plain=plain, link=link,
-                                       flags=tuple(a or b for a, b in zip(flags, f))))
+                out.append(self.inline(child, plain=plain, flags=tuple(a or b for a, b in zip(flags, f))))
             elif tag == q("text:a"):
-                out.append(self.inline(child, plain=plain, flags=flags,
-                                       link=child.get(q("xlink:href"))))
+                inner, href = self.inline(child, plain=plain, flags=flags), child.get(q("xlink:href"))
+                out.append(linked(inner, href) if href and not plain else inner)
             elif tag == q("text:s"):
                 out.append(" " * int(child.get(q("text:c"), "1")))
             elif tag == q("text:tab"):
@@ -77,22 +76,20 @@ class _Odt:
                          q("office:annotation"), q("office:annotation-end"), q("text:bookmark")):
                 pass
             else:  # fields (page numbers, dates, references) and unknown inline wrappers: their text
-                out.append(self.inline(child, plain=plain, flags=flags, link=link))
+                out.append(self.inline(child, plain=plain, flags=flags))
             if child.tail:
-                out.append(self._fmt(child.tail, flags, link, plain))
+                out.append(self._fmt(child.tail, flags, plain))
         return "".join(out)
 
     @staticmethod
-    def _fmt(text: str, flags, link, plain: bool) -> str:
+    def _fmt(text: str, flags, plain: bool) -> str:
         text = _SPACE.sub(" ", text)  # ODF collapses white space; text:s, text:tab keep theirs
         bold, italic, code = flags
         if plain or not text.strip():
             return text
         if code:
-            text = inline_code(text)
-        elif bold or italic:
-            text = emphasis(text, "***" if bold and italic else "**" if bold else "*")
-        return f"[{text}]({link})" if link else text
+            return inline_code(text)
+        return emphasis(text, "***" if bold and italic else "**" if bold else "*") if bold or italic else text
 
     def _frame(self, frame) -> str:
         """An image (`![alt](name)`), or a text frame: inline when anchored as a character, else

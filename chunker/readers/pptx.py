@@ -23,11 +23,12 @@ from pathlib import Path
 from chunker.readers.model import Extracted, ExtraMissing, ReaderError
 from chunker.readers.office import (
     DAMAGED, MarkdownBuilder, OoxmlReader, core_metadata, damaged, emphasis, escape_block,
-    fence, gfm_table, heading, inline_code, open_zip,
+    fence, gfm_table, heading, inline_code, linked, open_zip,
 )
 
 A = "http://schemas.openxmlformats.org/drawingml/2006/main"
 P = "http://schemas.openxmlformats.org/presentationml/2006/main"
+R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
 PRESENTATION = "ppt/presentation.xml"
 SUBHEADING_MAX_WORDS = 12
 """A wholly bold paragraph of at most this many words, not ending as a sentence, is a sub-heading."""
@@ -187,17 +188,17 @@ class _Deck:
 
     @staticmethod
     def inline(paragraph) -> str:
-        out = []
+        pieces: list[tuple[str, str | None]] = []  # (Markdown of a run, its link target)
         for child in paragraph._p:
             if child.tag == _a("br"):
-                out.append("\n")
+                pieces.append(("\n", None))
                 continue
             if child.tag not in (_a("r"), _a("fld")):
                 continue
             text = "".join(t.text or "" for t in child.iter(_a("t")))
             rpr = child.find(_a("rPr"))
             if not text.strip() or rpr is None:
-                out.append(text)
+                pieces.append((text, None))
                 continue
             latin = rpr.find(_a("latin"))
             if latin is not None and _MONO.search(latin.get("typeface") or ""):
@@ -206,13 +207,21 @@ class _Deck:
                 bold, italic = rpr.get("b") in ("1", "true"), rpr.get("i") in ("1", "true")
                 text = emphasis(text, "***" if bold and italic else "**" if bold else "*")
             link = rpr.find(_a("hlinkClick"))
-            rid = link.get("{http://schemas.openxmlformats.org/officeDocument/2006/relationships}id") \
-                if link is not None else None
+            rid = link.get(f"{{{R}}}id") if link is not None else None
+            target = None
             if rid:
                 rels = paragraph.part.rels if hasattr(paragraph, "part") else {}
                 if rid in rels and rels[rid].is_external:
-                    text = f"[{text}]({rels[rid].target_ref})"
-            out.append(text)
+                    target = rels[rid].target_ref
+            pieces.append((text, target))
+        out, i = [], 0
+        while i < len(pieces):  # consecutive runs of one link: one Markdown link
+            j, target = i + 1, pieces[i][1]
+            while target and j < len(pieces) and pieces[j][1] == target:
+                j += 1
+            text = "".join(t for t, _ in pieces[i:j])
+            out.append(linked(text, target) if target else text)
+            i = j
         return "".join(out)
 
     @staticmethod
