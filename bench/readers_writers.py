@@ -4,6 +4,7 @@ MkDocs, and python-docx/python-pptx/ebooklib for structures the converters never
 
     python bench/readers_writers.py [--work /tmp/readers-work/files] [--keep] [--run]
                                     [--out bench/results/readers/writers.json]
+    python bench/readers_writers.py --compare bench/results/readers/writers-before.json
 
 For each file, read through the registry (so sniffing is measured too), against the Markdown
 it came from or should read as:
@@ -101,10 +102,13 @@ def measure(path: Path, writer: str, ref: Path, run: bool) -> dict:
            "word_recall": round(word_share(ref_words, got_words), 4),
            "word_precision": round(precision(ref_words, got_words), 4)}
     if run:
-        # the extracted headings the reference has (raw, as the run's tree shows them)
+        # the extracted headings the reference has (raw, as the run's tree shows them), their
+        # levels moved by the shift that matches best (0 for a file that names its levels)
         ok = set(want)
+        shift = max(range(-2, 3), key=lambda d: (heading_share(want, [(lv + d, t) for lv, t in have]), -abs(d)))
         wanted = [raw for raw, norm in zip(headings(got.markdown), titled(got.markdown))
-                  if (norm if reader.id != "pptx" else (0, norm[1])) in ok]
+                  if (norm if reader.id != "pptx" else (0, norm[1])) in ok
+                  or reader.id != "pptx" and (norm[0] + shift, norm[1]) in ok]
         with tempfile.TemporaryDirectory() as work:
             run_row = run_nodes(path, got.markdown, wanted, Path(work))
         # of all the reference's headings (one the reader lost starts no node either)
@@ -114,6 +118,26 @@ def measure(path: Path, writer: str, ref: Path, run: bool) -> dict:
     return row
 
 
+def compare(before: Path, after: Path) -> str:
+    """A Markdown table of two result files, `before → after` where a figure changed."""
+    def pc(x):
+        return "–" if x is None else f"{x * 100:.0f}" if x in (0, 1) else f"{x * 100:.1f}"
+
+    old = {r["file"]: r for r in json.loads(before.read_text())["files"]}
+    lines = ["| file | reader | headings | same title and level | levels shifted | heading precision "
+             "| words | word precision | start a node (run) |", "|---|---|---|---|---|---|---|---|---|"]
+    for r in json.loads(after.read_text())["files"]:
+        o = old.get(r["file"], {})
+        cells = []
+        for key in ("heading_share", "heading_share_shifted", "heading_precision", "word_recall",
+                    "word_precision", "run"):
+            new = r.get(key, {}).get("of_reference") if key == "run" else r.get(key)
+            was = o.get(key, {}).get("of_reference") if key == "run" else o.get(key)
+            cells.append(f"{pc(was)} → {pc(new)}" if was != new and was is not None else pc(new))
+        lines.append(f"| `{r['file']}` | {r.get('reader', '?')} | {r.get('headings', '')} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--work", default="/tmp/readers-work/files")
@@ -121,7 +145,12 @@ def main() -> int:
     ap.add_argument("--run", action="store_true", help="also run chunker (scripted, lexical) on each file")
     ap.add_argument("--only", default="", help="measure only files whose path holds this text")
     ap.add_argument("--out", default=str(ROOT / "bench" / "results" / "readers" / "writers.json"))
+    ap.add_argument("--compare", metavar="BEFORE", help="print BEFORE's figures beside --out's as a "
+                    "Markdown table (percentages, `before → after` where they differ) and stop")
     args = ap.parse_args()
+    if args.compare:
+        print(compare(Path(args.compare), Path(args.out)))
+        return 0
     work = Path(args.work)
     manifest = work / "manifest.json"
     if args.keep and manifest.exists():

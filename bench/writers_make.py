@@ -65,11 +65,13 @@ def libreoffice(work: Path) -> list[tuple]:
     html, lo = work / "lo-html", work / "libreoffice"
     html.mkdir(parents=True, exist_ok=True)
     lo.mkdir(exist_ok=True)
-    for name in CHAPTERS:
-        sh("pandoc", "-f", "gfm", "-t", "html", "-s", "--metadata", f"pagetitle={name}",
-           str(RUST / f"{name}.md"), "-o", str(html / f"{name}.html"))
-        sh("pandoc", "-f", "gfm", "-t", "pptx", str(RUST / f"{name}.md"),
-           "-o", str(html / f"{name}.pptx"))
+    for name in CHAPTERS:  # made once: LibreOffice converts again only what is newer
+        if not (html / f"{name}.html").exists():
+            sh("pandoc", "-f", "gfm", "-t", "html", "-s", "--metadata", f"pagetitle={name}",
+               str(RUST / f"{name}.md"), "-o", str(html / f"{name}.html"))
+        if not (html / f"{name}.pptx").exists():
+            sh("pandoc", "-f", "gfm", "-t", "pptx", str(RUST / f"{name}.md"),
+               "-o", str(html / f"{name}.pptx"))
     soffice(lo, "odt:writer8", [html / f"{n}.html" for n in CHAPTERS], infilter="HTML (StarWriter)")
     soffice(lo, "docx:MS Word 2007 XML", [lo / f"{n}.odt" for n in CHAPTERS])
     soffice(lo, "epub", [lo / f"{n}.odt" for n in CHAPTERS])
@@ -101,34 +103,39 @@ def pandoc_variants(work: Path) -> list[tuple]:
 
 
 def sphinx(work: Path) -> list[tuple]:
-    """This project's docs as a Sphinx site (Furo, classic) and an EPUB."""
+    """This project's docs as a Sphinx site (Furo, classic) and an EPUB, built from a copy of
+    `docs/` taken with the first build: the pages the readers are measured against stay the
+    pages the sites were built from when the docs change."""
+    src = work / "sphinx-docs-src"
+    if not src.exists():
+        shutil.copytree(ROOT / "docs", src, ignore=shutil.ignore_patterns("_build", "__pycache__"))
     rows = []
     for theme in ("furo", "classic"):
         site = work / f"sphinx-{theme}"
         if not site.exists():
             sh(sys.executable, "-m", "sphinx", "-q", "-b", "html", "-D", f"html_theme={theme}",
-               str(ROOT / "docs"), str(site))
-        rows += [(site / f"{page}.html", f"Sphinx 9 html, {theme} theme", ROOT / "docs" / f"{page}.md")
+               str(src), str(site))
+        rows += [(site / f"{page}.html", f"Sphinx 9 html, {theme} theme", src / f"{page}.md")
                  for page in DOCS_PAGES]
     site = work / "sphinx-epub"
     if not site.exists():
-        sh(sys.executable, "-m", "sphinx", "-q", "-b", "epub", str(ROOT / "docs"), str(site))
+        sh(sys.executable, "-m", "sphinx", "-q", "-b", "epub", str(src), str(site))
     combined = work / "sphinx-docs.md"
-    combined.write_text(_docs_markdown(), encoding="utf-8")
+    combined.write_text(_docs_markdown(src), encoding="utf-8")
     rows.append((site / "chunker.epub", "Sphinx 9 epub", combined))
     return rows
 
 
-def _docs_markdown() -> str:
+def _docs_markdown(docs: Path) -> str:
     """The docs' pages in the toctree's order, each `#` title becoming the book's chapter."""
     order, seen = [], set()
 
     def visit(page: str) -> None:
-        if page in seen or not (ROOT / "docs" / f"{page}.md").exists():
+        if page in seen or not (docs / f"{page}.md").exists():
             return
         seen.add(page)
         order.append(page)
-        text = (ROOT / "docs" / f"{page}.md").read_text(encoding="utf-8")
+        text = (docs / f"{page}.md").read_text(encoding="utf-8")
         for block in re.findall(r"```\{toctree\}(.*?)```", text, re.S):
             for line in block.splitlines():
                 line = line.strip()
@@ -136,7 +143,7 @@ def _docs_markdown() -> str:
                     visit(str(Path(page).parent / line).lstrip("./"))
 
     visit("index")
-    return "\n\n".join((ROOT / "docs" / f"{p}.md").read_text(encoding="utf-8") for p in order)
+    return "\n\n".join((docs / f"{p}.md").read_text(encoding="utf-8") for p in order)
 
 
 def mkdocs(work: Path) -> list[tuple]:

@@ -19,11 +19,11 @@ import zipfile
 from pathlib import Path
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
-from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
-from chunker.readers.odt_styles import Styles, q
+from chunker.readers.model import Extracted, ExtraMissing, ReaderError
+from chunker.readers.odt_styles import Styles, odt_metadata, q
 from chunker.readers.office import (
     DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence,
-    gfm_table, heading, inline_code, linked, open_zip, split_authors,
+    gfm_table, heading, inline_code, linked, open_zip,
 )
 from chunker.readers.sniffing import zip_mimetype
 
@@ -235,24 +235,6 @@ class _Odt:
             self.out.add(f"[^{i}]: {text}", part=PART, paragraph=paragraph)
 
 
-def _metadata(z: zipfile.ZipFile, etree) -> Metadata:
-    if "meta.xml" not in z.namelist():
-        return Metadata()
-    meta = etree.fromstring(z.read("meta.xml")).find(q("office:meta"))
-    if meta is None:
-        return Metadata()
-
-    def text(name: str) -> str | None:
-        el = meta.find(q(name))
-        return (el.text or "").strip() or None if el is not None else None
-
-    authors = text("dc:creator") or text("meta:initial-creator")
-    date = text("meta:creation-date") or text("dc:date")
-    return Metadata(title=text("dc:title"),
-                    authors=split_authors(authors),
-                    date=date[:10] if date else None, language=text("dc:language"))
-
-
 def _refuse_encrypted(z: zipfile.ZipFile, path: Path) -> None:
     """ODF encrypts members inside the zip; its manifest then lists their `encryption-data`."""
     if "META-INF/manifest.xml" in z.namelist() and b"encryption-data" in z.read("META-INF/manifest.xml"):
@@ -280,7 +262,7 @@ def extract_odt(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
                                   reason="broken-odt")
             conv.blocks(body)
             conv.notes_section()
-            metadata = _metadata(z, etree)
+            metadata = odt_metadata(z, etree)
         except ReaderError:
             raise
         except DAMAGED as exc:
