@@ -33,6 +33,7 @@ BOILERPLATE_WORDS = re.compile(
     r"|sidebar|related|comments?|skip|advert|ads|promo|popup|modal|navbar|menu|masthead)"
     r"(?:$|[\s_-])", re.I)
 CONTAINERS = {"body", "div", "section", "article", "main", "td", "center"}
+MAX_CSS_BYTES = 2_000_000  # a saved page's stylesheet beside it is read up to this size
 CONTENT_SHARE = 0.9  # the content root is the deepest element holding this share of the article
 
 
@@ -241,7 +242,9 @@ def _local_css(page: Path, href: str) -> str | None:
         return None
     css = page.parent / href.split("?")[0].split("#")[0]
     try:
-        return css.read_text(encoding="utf-8", errors="replace") if css.is_file() and css.stat().st_size < 2_000_000 else None
+        if css.suffix.lower() != ".css" or not css.is_file() or css.stat().st_size > MAX_CSS_BYTES:
+            return None
+        return css.read_text(encoding="utf-8", errors="replace")
     except OSError:
         return None
 
