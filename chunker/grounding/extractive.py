@@ -23,7 +23,7 @@ from chunker.document.units import sentence_ends
 from chunker.grounding.check import check
 from chunker.grounding.patterns import has_first_person, placeholders_and_markup
 from chunker.grounding.policy import GroundingPolicy
-from chunker.grounding.text import STOP_WORDS, SUMY_IMPORTS, WORD, content_stems, plain
+from chunker.grounding.text import STOP_WORDS, SUMY_IMPORTS, WORD, content_stems, plain, stem
 
 if TYPE_CHECKING:
     from sumy.summarizers.lex_rank import LexRankSummarizer
@@ -54,6 +54,15 @@ class _Tokenizer:
 
 
 _TOKENIZER = _Tokenizer()
+
+
+def warm_up() -> None:
+    """Import sumy and nltk (the stemmer and LexRank) now, on one thread, before a run's tasks
+    start on several: a resumed document read in regions summarises in every region at once,
+    and nltk's circular imports deadlock when two threads import it together (the lock below
+    does not cover every path into nltk)."""
+    _summarizer()
+    stem("warm")
 
 
 def _summarizer() -> LexRankSummarizer:

@@ -38,6 +38,9 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     """The graph compiled with the run's persistence: OUT's SQLite, or the database of
     `run.store_url` (LangGraph's PostgreSQL checkpointer and store)."""
     retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
+    from chunker.grounding.extractive import warm_up
+
+    warm_up()  # sumy and nltk imported on this thread, before the run's tasks start on several
     if run.store_url is not None:
         from chunker.persistence.postgres import open_postgres
 
