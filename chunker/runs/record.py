@@ -9,13 +9,9 @@ While `chunker update` runs, the record keeps the finished tree's description at
 level (the old tree stays valid) and the update's under `update` (`DocumentUpdate`,
 `CorpusUpdate`); when the update is done, it becomes the record.
 
-Every earlier shape still reads (`_from_older`): a record without `kind` is a document's
-(rounds 1-3 wrote none, and `eval --keep-runs` wrote one of only `status`, `model`,
-`wall_s` and `stats`); round 3's `pdf`/`pdf_sha256` are `original`/`original_sha256`;
-round 1's setting names (`context_budget_tokens`, `context_order`, `context_window`) are
-today's; keys a round added later take their defaults (round 1 recorded no
-`source_sha256`, the first corpora no `toc_sha256`, `include` or `exclude`). A key this
-version does not know is dropped. The settings stay as recorded (`config`, flat): an old
+Every earlier shape still reads (`older_records.py`: no `kind` in rounds 1-3, round 1's setting
+names, round 3's `pdf`/`pdf_sha256`; keys added later take their defaults here). A key this
+version does not know is dropped. The settings stay as recorded (`config`, flat): a legacy
 name in them is read by the settings (`config/keys.py`, `LEGACY_KEYS`).
 """
 
@@ -28,6 +24,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
 
 from chunker import __version__
+from chunker.runs.older_records import from_older
 
 if TYPE_CHECKING:  # the settings import the embeddings' settings: read when asked for
     from chunker.config.settings import ChunkerSettings
@@ -35,31 +32,27 @@ if TYPE_CHECKING:  # the settings import the embeddings' settings: read when ask
 Status = Literal["running", "finished", "failed"]
 """`failed`: a corpus whose every document failed on the workers (no tree was written)."""
 
-ROUND_1_NAMES = {"context_budget_tokens": "background_budget_tokens", "context_order": "background_order",
-                 "context_window": "model_window"}
-"""Round 1's setting names, renamed in round 2 (without a legacy name then: its runs resumed
-with the defaults); read as today's, so such a record resumes with the values it ran with."""
-
-ROUND_3_KEYS = {"pdf": "original", "pdf_sha256": "original_sha256"}
-"""Round 3's names of an extracted run's original file (a PDF was the only one)."""
-
 
 def now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="seconds")
 
 
 class _Record(BaseModel):
-    model_config = ConfigDict(extra="ignore")
+    # a key this version does not know is dropped; the docstrings are the reference's
+    model_config = ConfigDict(extra="ignore", use_attribute_docstrings=True)
 
 
 class DocumentUpdateEntry(_Record):
     """One finished update of a document run."""
 
     at: str
+    """When it finished (UTC, ISO 8601)."""
     source_sha256: str
+    """sha256 of the text it brought the tree to."""
     mode: str
     """`patch` (the tree's shape patched above the changes) or `fresh` (rebuilt)."""
     wall_s: float = 0.0
+    """Its seconds of work."""
 
 
 class DocumentUpdate(_Record):
@@ -67,14 +60,19 @@ class DocumentUpdate(_Record):
 
     status: Status = "running"
     thread_id: str
+    """Its own thread of the checkpointer."""
     source: str
+    """The text it reads (for an extracted format, the new OUT/source.md)."""
     source_sha256: str
     model: str
     config: dict[str, Any]
+    """The settings it brings the tree to, flat."""
     mode: str
+    """`patch` or `fresh`, as planned."""
     reuse_key: str | None = None
     """The store key of the old tree's reuse index (None: nothing to reuse)."""
     started_at: str | None = None
+    """When it started (UTC, ISO 8601)."""
     extra: dict[str, str] = Field(default_factory=dict)
     """What the record takes besides once the update is done (an extraction's original)."""
 
@@ -83,7 +81,9 @@ class DocumentRun(_Record):
     """run.json of one document."""
 
     kind: Literal["document"] = "document"
+    """One document (a record without `kind` is one: rounds 1-3 wrote none)."""
     status: Status = "running"
+    """`running` until the tree is written (hierarchy.json last), then `finished`."""
     source: str
     """The text the graph reads: the document, or for an extracted format OUT/source.md."""
     source_sha256: str | None = None
@@ -93,20 +93,27 @@ class DocumentRun(_Record):
     original: str | None = None
     """An extracted run: the file the text was extracted from."""
     original_sha256: str | None = None
+    """sha256 of the original file's bytes (a resume with `--source` checks it)."""
     model: str
+    """The model the tree was made with (`config` holds it too)."""
     config: dict[str, Any]
     """Every setting, flat, as the run resolved them."""
     thread_id: str
+    """The checkpointer's thread of the run (an update's, once it is done)."""
     store: str | None = None
     """The database of the checkpoints, store and call log, without its password (None: OUT)."""
     tool_version: str = __version__
     started_at: str | None = None
+    """When the run started (UTC, ISO 8601)."""
     finished_at: str | None = None
     wall_s: float = 0.0
+    """Seconds of work, over every process that worked on it (resumes and updates added)."""
     stats: dict[str, int | float] = Field(default_factory=dict)
+    """The run's counters (as hierarchy.json's `meta.stats`), once finished."""
     update: DocumentUpdate | None = None
     """An update started and not finished."""
     updates: list[DocumentUpdateEntry] = Field(default_factory=list)
+    """The finished updates, in order."""
 
     @property
     def log_key(self) -> str:
@@ -137,7 +144,9 @@ class Unit(_Record):
     rel: str
     """Its path under the corpus's root (posix)."""
     key: str
+    """`D` and hex digits of `rel`'s hash: its thread (`corpus_key:key`) and its nodes' id prefix."""
     path: Path
+    """Where it was found."""
     kind: str = "text"
     """Its reader's id."""
     sha256: str
@@ -152,17 +161,22 @@ class Unit(_Record):
 
 
 class SkippedEntry(_Record):
+    """A file the corpus goes on without."""
+
     rel: str
     reason: str
+    """Why, as one line (`unreadable: ...`, `changed: ...`, `failed: ...`)."""
 
 
 class CorpusUpdateEntry(_Record):
     """One finished update of a corpus."""
 
     at: str
+    """When it finished (UTC, ISO 8601)."""
     previous: str
     """The corpus key of the generation it replaced."""
     changes: dict[str, Any] | None = None
+    """What it found changed (`CorpusRun.changes`)."""
 
 
 class CorpusRun(_Record):
@@ -170,36 +184,50 @@ class CorpusRun(_Record):
 
     kind: Literal["corpus"] = "corpus"
     status: Status = "running"
+    """`running`, `finished`, or `failed` (every document failed on the workers: no tree)."""
     root: str
+    """The folder the documents' paths are relative to."""
     paths: list[str] = Field(default_factory=list)
     """The paths the corpus was given (walked again by an update)."""
     model: str
     config: dict[str, Any]
+    """Every setting, flat, as resolved for the corpus."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """The settings as given (not resolved): each document's own are made from them."""
     corpus_key: str
+    """This generation's key: its namespace in the store, its threads' prefix, its call log's name."""
     toc: str | None = None
     """The table of contents the folders follow (its path under the root), if any."""
     toc_sha256: str | None = None
+    """sha256 of the table of contents, as found (an update re-plans when it changes)."""
     include: list[str] = Field(default_factory=list)
+    """`--include` globs."""
     exclude: list[str] = Field(default_factory=list)
+    """`--exclude` globs."""
     documents: list[Unit] = Field(default_factory=list)
+    """The documents found, in reading order, each under its key."""
     skipped: list[SkippedEntry] = Field(default_factory=list)
+    """The files left out: by discovery, then documents that could not be read as found."""
     store: str | None = None
+    """The database of the checkpoints, store and call log, without its password (None: OUT)."""
     tool_version: str = __version__
     started_at: str | None = None
     finished_at: str | None = None
     wall_s: float = 0.0
+    """Seconds of work, resumes added."""
     stats: dict[str, int | float] = Field(default_factory=dict)
+    """The corpus's counters (as hierarchy.json's `meta.stats`), once finished."""
     update: CorpusUpdate | None = None
     """An update started and not finished."""
     updates: list[CorpusUpdateEntry] = Field(default_factory=list)
+    """The finished updates, in order."""
     # an update's generation: what changed since the tree it replaces
     stale: dict[str, list[str]] = Field(default_factory=dict)
     """What shaped the old tree and changed, with the reasons (`update.signature.stale`)."""
     deleted: int = 0
     """How many of the old tree's documents this generation no longer holds."""
     deleted_nodes: dict[str, int] = Field(default_factory=dict)
+    """The leaves and blocks of the documents this generation no longer holds."""
     changes: dict[str, Any] | None = None
     """The update's plan (`CorpusPlan.as_dict`)."""
 
@@ -227,45 +255,15 @@ class CorpusUpdate(_Record):
     previous: str
     """The corpus key of the tree being updated (its records are reused)."""
     corpus: CorpusRun
+    """The generation it builds."""
     updates: list[dict[str, Any]] = Field(default_factory=list)
     """hierarchy.json's record of the earlier updates (`UpdateRecord`s, validated with the
     tree; this one's is added when it is done)."""
     started_at: str | None = None
+    """When it started (UTC, ISO 8601)."""
 
 
-def _from_older(data: Any) -> Any:
-    """A record of any earlier shape as today's (see the module's docstring)."""
-    if not isinstance(data, dict):
-        return data
-    data = dict(data)
-    data.setdefault("kind", "document")
-    if data["kind"] == "document" and "thread_id" not in data:
-        # `eval --keep-runs` wrote a tree made in memory with only its status, model, wall
-        # time and stats (no source file, no thread)
-        data = {"source": "", "thread_id": "", "config": {}, **data}
-    if data["kind"] == "document":
-        for old, new in ROUND_3_KEYS.items():
-            if old in data:
-                data.setdefault(new, data.pop(old))
-        update = data.get("update")
-        if isinstance(update, dict):
-            extra = dict(update.get("extra") or {})
-            for old, new in ROUND_3_KEYS.items():
-                if old in extra:
-                    extra.setdefault(new, extra.pop(old))
-            data["update"] = {**update, "extra": extra, "config": _config(update.get("config"))}
-    data["config"] = _config(data.get("config"))
-    return data
-
-
-def _config(config: Any) -> Any:
-    if not isinstance(config, dict):
-        return config
-    return {ROUND_1_NAMES.get(k, k): v for k, v in config.items()
-            if not (k in ROUND_1_NAMES and ROUND_1_NAMES[k] in config)}
-
-
-RunRecord = Annotated[Union[DocumentRun, CorpusRun], Field(discriminator="kind"), BeforeValidator(_from_older)]
+RunRecord = Annotated[Union[DocumentRun, CorpusRun], Field(discriminator="kind"), BeforeValidator(from_older)]
 RECORD = TypeAdapter(RunRecord)
 CorpusRun.model_rebuild()
 
@@ -284,6 +282,11 @@ def settings_of(config: dict[str, Any]) -> ChunkerSettings:
 def parse(data: bytes | str) -> DocumentRun | CorpusRun:
     """A record from run.json's bytes (ValueError when they are not one)."""
     return RECORD.validate_json(data)
+
+
+def json_schema() -> dict:
+    """run.json's JSON Schema (the reference page's, generated)."""
+    return RECORD.json_schema()
 
 
 def dump(record: DocumentRun | CorpusRun) -> dict:
