@@ -30,7 +30,6 @@ if TYPE_CHECKING:  # the settings import the embeddings' settings: read when ask
     from chunker.config.settings import ChunkerSettings
 
 Status = Literal["running", "finished", "failed"]
-"""`failed`: a corpus whose every document failed on the workers (no tree was written)."""
 
 
 def now() -> str:
@@ -77,29 +76,16 @@ class DocumentUpdate(_Record):
     """What the record takes besides once the update is done (an extraction's original)."""
 
 
-class DocumentRun(_Record):
-    """run.json of one document."""
+class _Run(_Record):
+    """What every run's record holds."""
 
-    kind: Literal["document"] = "document"
-    """One document (a record without `kind` is one: rounds 1-3 wrote none)."""
     status: Status = "running"
-    """`running` until the tree is written (hierarchy.json last), then `finished`."""
-    source: str
-    """The text the graph reads: the document, or for an extracted format OUT/source.md."""
-    source_sha256: str | None = None
-    """sha256 of `source`'s text (a resume refuses another text); round 1 recorded none."""
-    source_kind: str | None = None
-    """An extracted run: the reader's id (`pdf`, `docx`, ...)."""
-    original: str | None = None
-    """An extracted run: the file the text was extracted from."""
-    original_sha256: str | None = None
-    """sha256 of the original file's bytes (a resume with `--source` checks it)."""
+    """`running` until the tree is written (hierarchy.json last), then `finished`; `failed`: a
+    corpus whose every document failed on the workers (no tree)."""
     model: str
     """The model the tree was made with (`config` holds it too)."""
     config: dict[str, Any]
     """Every setting, flat, as the run resolved them."""
-    thread_id: str
-    """The checkpointer's thread of the run (an update's, once it is done)."""
     store: str | None = None
     """The database of the checkpoints, store and call log, without its password (None: OUT)."""
     tool_version: str = __version__
@@ -110,6 +96,25 @@ class DocumentRun(_Record):
     """Seconds of work, over every process that worked on it (resumes and updates added)."""
     stats: dict[str, int | float] = Field(default_factory=dict)
     """The run's counters (as hierarchy.json's `meta.stats`), once finished."""
+
+
+class DocumentRun(_Run):
+    """run.json of one document."""
+
+    kind: Literal["document"] = "document"
+    """One document (a record without `kind` is one: rounds 1-3 wrote none)."""
+    source: str
+    """The text the graph reads: the document, or for an extracted format OUT/source.md."""
+    source_sha256: str | None = None
+    """sha256 of `source`'s text (a resume refuses another text); round 1 recorded none."""
+    source_kind: str | None = None
+    """An extracted run: the reader's id (`pdf`, `docx`, ...)."""
+    original: str | None = None
+    """An extracted run: the file the text was extracted from."""
+    original_sha256: str | None = None
+    """sha256 of the original file's bytes (a resume with `--source` checks it)."""
+    thread_id: str
+    """The checkpointer's thread of the run (an update's, once it is done)."""
     update: DocumentUpdate | None = None
     """An update started and not finished."""
     updates: list[DocumentUpdateEntry] = Field(default_factory=list)
@@ -179,19 +184,14 @@ class CorpusUpdateEntry(_Record):
     """What it found changed (`CorpusRun.changes`)."""
 
 
-class CorpusRun(_Record):
+class CorpusRun(_Run):
     """run.json of a corpus, or of the generation an update builds (`CorpusUpdate.corpus`)."""
 
     kind: Literal["corpus"] = "corpus"
-    status: Status = "running"
-    """`running`, `finished`, or `failed` (every document failed on the workers: no tree)."""
     root: str
     """The folder the documents' paths are relative to."""
     paths: list[str] = Field(default_factory=list)
     """The paths the corpus was given (walked again by an update)."""
-    model: str
-    config: dict[str, Any]
-    """Every setting, flat, as resolved for the corpus."""
     settings: dict[str, Any] = Field(default_factory=dict)
     """The settings as given (not resolved): each document's own are made from them."""
     corpus_key: str
@@ -208,15 +208,6 @@ class CorpusRun(_Record):
     """The documents found, in reading order, each under its key."""
     skipped: list[SkippedEntry] = Field(default_factory=list)
     """The files left out: by discovery, then documents that could not be read as found."""
-    store: str | None = None
-    """The database of the checkpoints, store and call log, without its password (None: OUT)."""
-    tool_version: str = __version__
-    started_at: str | None = None
-    finished_at: str | None = None
-    wall_s: float = 0.0
-    """Seconds of work, resumes added."""
-    stats: dict[str, int | float] = Field(default_factory=dict)
-    """The corpus's counters (as hierarchy.json's `meta.stats`), once finished."""
     update: CorpusUpdate | None = None
     """An update started and not finished."""
     updates: list[CorpusUpdateEntry] = Field(default_factory=list)
