@@ -69,8 +69,10 @@ def run(
     split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word | page (PDFs; "
                                                       "their default)."),
     vision_model: Optional[str] = typer.Option(
-        None, "--vision-model", help="PDFs: a model that reads images (e.g. ollama:qwen2.5vl) gets the "
-                                     "page images of each chunk at rewrite. Default: text only."),
+        None, "--vision-model", help="A model that reads images (e.g. ollama:qwen2.5vl): it describes "
+                                     "each figure's image (kept only when its caption and citing text "
+                                     "support it) and sees a page's image at rewrite where the source "
+                                     "has pages (PDF, scans). Default: text only."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", help="Boundary signal: local (MiniLM in-process), lexical (no model), "
                                    "ollama:NAME (e.g. ollama:all-minilm), or none. Default: local "
