@@ -6,7 +6,7 @@ import sqlite3
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.output.hierarchy import Hierarchy, check_tree
@@ -49,9 +49,9 @@ def test_multi_level_tree_on_a_long_document(tmp_path):
     count_threshold = 6
     # one cursor: its sweeps keep every level at the count threshold (read in regions, the
     # levels above the regions start from the regions' tops, as many as there are regions)
-    settings = ChunkerSettings(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
-                               summary_count_threshold=count_threshold,
-                               summary_aggregation_threshold=10**6, reading="one_cursor")
+    settings = RunContext(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
+                          summary_count_threshold=count_threshold, summary_aggregation_threshold=10**6,
+                          reading="one_cursor")
     config = {"configurable": {"thread_id": "long"}, "recursion_limit": 10**9}
     out = graph.invoke({"text": text}, config, context=settings)
     h = _check_tree(out["tree"], text)
