@@ -23,6 +23,9 @@ import subprocess
 import sys
 from pathlib import Path
 
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from structured_parse import compare, markdown_gold, norm, overall, pdf_gold  # noqa: E402
+
 ROOT = Path(__file__).resolve().parents[1]
 GOLD = ROOT / "bench" / "structured_gold" / "q1-fy25-earnings.json"
 QUESTIONS = ROOT / "bench" / "structured_questions.jsonl"
@@ -41,108 +44,17 @@ PROSE_CORRUPTIONS = [
 ]
 
 
-def norm(text: str) -> str:
-    text = re.sub(r"\(\d\)|<br>|\$", " ", text.replace("\u2019", "'"))
-    return " ".join(text.lower().split())
-
-
-def gold_value(text: str) -> float | None:
-    """The number a gold cell states, by a rule of its own (not the parser's)."""
-    if "_" in text:
-        return None  # a Rust literal (`98_222`), not a figure
-    t = text.replace(",", "").replace("%", "").strip()
-    neg = t.startswith("(") and t.endswith(")")
-    t = t.strip("() ")
-    try:
-        return -float(t) if neg else float(t)
-    except ValueError:
-        return None
-
-
-def cell_text(raw: str) -> str:
-    """A source cell as read: code ticks, HTML tags and emphasis marks gone, entities decoded."""
-    text = re.sub(r"</?(code|span|em|strong|br)\b[^>]*>", "", raw.replace("`", ""))
-    text = re.sub(r"(?<![\w`])_([A-Za-z][A-Za-z ]*[A-Za-z])_(?!\w)", r"\1", text)  # _word_ emphasis
-    return html.unescape(text)
-
-
-def markdown_gold(text: str) -> list[dict]:
-    """Pipe tables of a Markdown source: runs of `|` lines, split on unescaped pipes."""
-    tables, run = [], []
-    for line in text.splitlines() + [""]:
-        if line.startswith("|"):
-            run.append(line)
-            continue
-        if len(run) >= 3:
-            cells = [[c.strip().replace("\\|", "|") for c in re.split(r"(?<!\\)\|", r.strip()[1:-1])] for r in run]
-            body = [[cell_text(c) for c in row] for row in cells[2:]]
-            tables.append({"rows": body})
-        run = []
-    return tables
-
-
-def extract_pdf(path: Path) -> str:
+def extract_pdf(path: Path) -> tuple[str, list[tuple[int, int, int]]]:
+    """The PDF's Markdown and its pages (number, start, end)."""
     from chunker.document.pdf import extract
-    return extract(path).markdown
+    got = extract(path)
+    return got.markdown, [(p.number, p.start, p.end) for p in got.pages]
 
 
 def records_of(text: str):
     from chunker.document.structure import parse_structure
     from chunker.structured.extract import build_records
     return build_records(text, parse_structure(text))
-
-
-def trimmed(cells: list[str]) -> list[str]:
-    """Cells without the empty ones at the end (a group label row is its label)."""
-    cells = list(cells)
-    while len(cells) > 1 and not cells[-1].strip():
-        cells.pop()
-    return cells
-
-
-def parsed_rows(table) -> list[list[str]]:
-    return [trimmed([row.label] + [c.text for c in row.cells[1:]]) for row in table.rows]
-
-
-def compare(gold: list[dict], tables) -> dict:
-    """Each gold table matched to the parsed table sharing most of its rows' labels; every cell compared."""
-    found = cells = exact = nums = nums_ok = 0
-    used = set()
-    for g in gold:
-        g = {"rows": [trimmed(row) for row in g["rows"]]}
-        want = [[norm(c) for c in row] for row in g["rows"]]
-        best, best_hits = None, 0
-        for k, t in enumerate(tables):
-            got = [[norm(c) for c in row] for row in parsed_rows(t)]
-            hits = sum(1 for row in want if row in got)
-            if k not in used and hits > best_hits:
-                best, best_hits = k, hits
-        for row in g["rows"]:
-            cells += len(row)
-            nums += sum(gold_value(c) is not None for c in row[1:])
-        if best is None or best_hits < len(want) / 2:
-            continue
-        found += 1
-        used.add(best)
-        got_rows = list(tables[best].rows)
-        for row in g["rows"]:
-            match = next((r for r in got_rows if [norm(c) for c in trimmed([r.label] + [c.text for c in r.cells[1:]])]
-                          == [norm(c) for c in trimmed(row)]), None)
-            if match is None:
-                match = next((r for r in got_rows if norm(r.label) == norm(row[0])), None)
-            if match is None:
-                continue
-            got_rows.remove(match)
-            texts = [match.label] + [c.text for c in match.cells[1:]]
-            numbers = [None] + [c.number for c in match.cells[1:]]
-            for i, cell in enumerate(row):
-                if i < len(texts) and norm(texts[i]) == norm(cell):
-                    exact += 1
-                    value = gold_value(cell) if i else None
-                    if value is not None and numbers[i] is not None and abs(numbers[i].value - value) < 1e-9:
-                        nums_ok += 1
-    return {"gold_tables": len(gold), "found": found, "cells": cells, "cells_exact": exact,
-            "numbers": nums, "numbers_right": nums_ok, "parsed_tables": len(tables)}
 
 
 def make_questions(corpus: Path) -> list[dict]:
@@ -278,19 +190,25 @@ def main() -> int:
         QUESTIONS.write_text("".join(json.dumps(q, ensure_ascii=False) + "\n" for q in qs), encoding="utf-8")
         print(f"{len(qs)} questions -> {QUESTIONS}")
     args.work.mkdir(parents=True, exist_ok=True)
-    texts = {}
+    texts, pages = {}, {}
     for rel in PDFS:  # extracted once, kept in --work (PyMuPDF takes a while on a loaded machine)
         cached = args.work / f"{Path(rel).stem}.source.md"
-        if not cached.exists():
-            cached.write_text(extract_pdf(args.corpus / rel), encoding="utf-8")
+        cached_pages = cached.with_suffix(".pages.json")
+        if not (cached.exists() and cached_pages.exists()):
+            markdown, page_map = extract_pdf(args.corpus / rel)
+            cached.write_text(markdown, encoding="utf-8")
+            cached_pages.write_text(json.dumps(page_map), encoding="utf-8")
         texts[Path(rel).stem] = cached.read_text(encoding="utf-8")
+        pages[Path(rel).stem] = [tuple(p) for p in json.loads(cached_pages.read_text(encoding="utf-8"))]
     texts.update({Path(p).stem: (args.corpus / p).read_text(encoding="utf-8") for p in MARKDOWN})
     if args.what in ("all", "parse"):
-        gold = {"q1-fy25-earnings": json.loads(GOLD.read_text(encoding="utf-8"))["tables"], "four-lectures": []}
+        gold = {Path(p).stem: pdf_gold(Path(p).stem)["tables"] for p in PDFS}
         gold.update({Path(p).stem: markdown_gold(texts[Path(p).stem]) for p in MARKDOWN})
-        result = {name: compare(g, records_of(texts[name]).tables) for name, g in gold.items()}
-        (args.out / "parse.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")
-        print(json.dumps(result, indent=1))
+        result = {name: compare(g, records_of(texts[name]).tables, pages.get(name)) for name, g in gold.items()}
+        result = {"overall": overall(result), **result}
+        (args.out / "parse.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(json.dumps({name: {k: v for k, v in r.items() if not isinstance(v, list)} for name, r in result.items()},
+                         indent=1))
     if args.what in ("all", "checks"):
         result = checks(texts)
         (args.out / "checks.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
