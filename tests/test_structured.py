@@ -138,3 +138,17 @@ def test_figures_have_caption_alt_and_path_and_a_description_only_from_a_given_v
     assert seen.description == "An old apple tree in bloom."
     (made_up,) = describe([fig], text, lambda f: "A red tractor.", lambda s, e: "tractor" in " ".join(e))
     assert made_up.description is None
+
+
+def test_header_written_out_over_its_columns_gaps_and_years():
+    """A merged header written in every column it covers (as the PDF reader writes a span)
+    is not carried over the empty header cell beside it; a row of years before the figures
+    is a header row; a column empty in the body whose header adds nothing is a gap."""
+    text = ("|  | Quarter Ended | Quarter Ended | Quarter Ended |  |\n|---|---|---|---|---|\n"
+            "| ($ in millions) | 2024 |  | 2023 | Change |\n"
+            "| Revenues | 24,690 |  | 23,549 | 5 % |\n| Costs | (20,612) |  | (20,613) | — % |\n")
+    table = build_records(text, parse_structure(text)).tables[0]
+    assert [c.label for c in table.columns[1:]] == ["Quarter Ended / 2024", "Quarter Ended / 2023", "Change"]
+    assert [r.label for r in table.rows] == ["Revenues", "Costs"]
+    assert [c.number.value for c in table.rows[0].cells[1:]] == [24690, 23549, 5]
+    assert table.unit == "$ in millions"

@@ -9,9 +9,13 @@ span. Then what a PDF table's transcription leaves behind is undone:
 - stacked header rows (a merged header above its sub-headers, `Quarter Ended` over two
   dates): the rows before the first row holding a number that have more than a label are
   headers; a merged cell's label is carried right over the empty cells it covered, and each
-  column's label is its path (`Quarter Ended / December 28, 2024`); PyMuPDF's `Col3`
-  placeholders are no labels;
-- currency columns (a `$` set apart from its figure) are folded into the figure's column;
+  column's label is its path (`Quarter Ended / December 28, 2024`), unless the row writes its
+  merged cells out over every column (as the PDF reader does); PyMuPDF's `Col3` placeholders
+  are no labels;
+- currency columns (a `$` set apart from its figure) are folded into the figure's column, and
+  so is a column with nothing in the body whose header says nothing its neighbour's does not
+  (the gaps of a table laid out without rules);
+- a row of bare years (`| | 2024 | 2023 |`) before the figures is a header row;
 - a unit stated by the table (`($ in millions)` in its corner, a caption) or by a header
   (`Margin (%)`) is every number's unit below it.
 """
@@ -124,11 +128,11 @@ def build_table(table_id: str, text: str, span: tuple[int, int],
     grid = [cells + [Cell(text="", span=(rs[1], rs[1]))] * (width - len(cells)) for _, cells, rs in raw_rows]
     spans = [rs for _, _, rs in raw_rows]
     header_count = _header_rows(grid, sum(1 for head, _, _ in raw_rows if head))
-    currency_cols = _currency_columns(grid[header_count:], width)
-    keep = [c for c in range(width) if c not in currency_cols]
     header_grid = [[grid[r][c].text for c in range(width)] for r in range(header_count)]
     header_grid = [row for row in header_grid if not _stray(row, text, span)]
     paths = _column_paths(header_grid, width)
+    currency_cols = _currency_columns(grid[header_count:], width) | _empty_columns(grid[header_count:], paths, width)
+    keep = [c for c in range(width) if c not in currency_cols]
     caption, caption_span = _caption(text, span, structure)
     section = section_of(span[0], structure).header_path if structure is not None else []
     corner = " ".join(row[0] for row in header_grid)
@@ -160,16 +164,22 @@ def _is_number(text: str) -> bool:
     return parse_number(text) is not None
 
 
+_YEAR = re.compile(r"^\s*(19|20)\d\d\s*$")
+"""A bare year (`2024`) heads a column: a row of them before the figures is a header."""
+
+
 def _header_rows(grid: list[list[Cell]], gfm_header: int) -> int:
     """The GFM header row, and after it the rows before the first row holding a number that
     are headers too: more than a label (a row with only its first cell is a group label,
-    `Revenues:`), and no number. Only in a table that has numbers at all."""
+    `Revenues:`), and no number (bare years aside, unless the table's only numbers are
+    years). Only in a table that has numbers at all."""
     count = gfm_header
     if not any(_is_number(c.text) for row in grid[count:] for c in row):
         return count
+    years = not any(_is_number(c.text) and not _YEAR.match(c.text) for row in grid[count:] for c in row)
     while count < len(grid):
         row = grid[count]
-        if any(_is_number(c.text) for c in row):
+        if any(_is_number(c.text) and (years or not _YEAR.match(c.text)) for c in row):
             break
         filled = [k for k, c in enumerate(row) if c.text.strip()]
         if not filled or filled == [0]:
@@ -199,6 +209,23 @@ def _currency_columns(body: list[list[Cell]], width: int) -> set[int]:
     return out
 
 
+def _empty_columns(body: list[list[Cell]], paths: list[list[str]], width: int) -> set[int]:
+    """Columns with nothing in the body (or only currency signs) whose header says nothing
+    its neighbour's does not: the gaps and the `$` columns of a table laid out without rules
+    (a merged header written over them too), not columns of their own."""
+    def empty(c: int) -> bool:
+        return all(not row[c].text.strip() or row[c].text.strip() in CURRENCIES for row in body)
+
+    out = set()
+    for c in range(1, width):
+        if not empty(c):
+            continue
+        beside = [paths[k] for k in (c - 1, c + 1) if 0 < k < width and not empty(k)]
+        if not paths[c] or any(set(paths[c]) <= set(p) for p in beside):
+            out.add(c)
+    return out
+
+
 def _currency_left(row: list[Cell], c: int, currency_cols: set[int]) -> str | None:
     k = c - 1
     while k in currency_cols:
@@ -217,9 +244,13 @@ def _numeric_only(grid: list[list[Cell]], c: int, header_count: int) -> bool:
 
 def _column_paths(header: list[list[str]], width: int) -> list[list[str]]:
     """Each column's header labels, top row first: a label in an upper row is carried right
-    over the empty cells after it (a merged cell), a label equal to the one above is kept once."""
+    over the empty cells after it (a merged cell), unless the row writes its merged cells out
+    (a label repeated in the cell beside it, as the PDF and HTML readers write a span); a label
+    equal to the one above is kept once."""
     rows = [[("" if _PLACEHOLDER.match(x.strip()) else x.strip()) for x in row] for row in header]
     for r, row in enumerate(rows[:-1]):
+        if any(row[c] and row[c] == row[c + 1] for c in range(width - 1)):
+            continue  # the row writes its merged cells out over every column: an empty cell is empty
         carry = ""
         for c in range(width):
             if row[c]:
