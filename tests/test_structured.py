@@ -152,3 +152,19 @@ def test_header_written_out_over_its_columns_gaps_and_years():
     assert [r.label for r in table.rows] == ["Revenues", "Costs"]
     assert [c.number.value for c in table.rows[0].cells[1:]] == [24690, 23549, 5]
     assert table.unit == "$ in millions"
+
+
+def test_caption_is_the_sentence_that_introduces_the_table():
+    """The intro sentence run into a long paragraph above (as a PDF's lines join), an
+    emphasised one, and one that points down at the table without a colon, are captions."""
+    long = "Management uses several measures to evaluate the business and believes they help investors. " * 4
+    text = (f"{long}The following table reconciles income to operating income:\n\n"
+            "| | 2024 |\n|---|---|\n| Income | 3,660 |\n\n"
+            "_Average revenue per subscriber for the quarter ended:_\n\n"
+            "| | 2024 |\n|---|---|\n| Domestic | 7.99 |\n\n"
+            f"{long}The following table is on a sequential quarter basis.\n\n"
+            "| | 2024 |\n|---|---|\n| Subscribers | 24.9 |\n")
+    captions = [t.caption for t in build_records(text, parse_structure(text)).tables]
+    assert captions == ["The following table reconciles income to operating income:",
+                        "Average revenue per subscriber for the quarter ended:",
+                        "The following table is on a sequential quarter basis."]

@@ -39,8 +39,9 @@ CAPTION = re.compile(r"^\s*[*_]*(Table|Tab\.|Exhibit)\s+([A-Z]-?)?\d+(?:[.\-]\d+
                      r"\s*(?:[:.\u2014\u2013]|\s-\s)", re.IGNORECASE)
 """A caption line: `Table 3: ...`, `**Table 2.1.** ...`, `Exhibit 4 - ...`."""
 INTRO_MAX_CHARS = 300
-"""A sentence above the table that ends with `:` ("the following table summarizes ...:") is its
-caption when there is no `Table N` line, if it is at most this long."""
+"""The last sentence above the table that ends with `:` ("the following table summarizes ...:")
+or points down at it ("the following table is ...") is its caption when there is no `Table N`
+line, if it is at most this long."""
 
 
 STRAY_MIN_WORDS = 4
@@ -295,15 +296,33 @@ def _caption(text: str, span: tuple[int, int], structure: DocumentStructure | No
     for para in (above, below):
         if para and CAPTION.match(_TAGS.sub("", text[para[0]:para[1]])):
             return " ".join(_TAGS.sub("", text[para[0]:para[1]]).strip(" *_").split()), para
-    if above:
-        intro = text[above[0]:above[1]].strip()
-        if intro.endswith(":") and len(intro) <= INTRO_MAX_CHARS and not intro.startswith(("#", "|")):
-            return " ".join(intro.split()), above
+    if above and not text[above[0]:above[1]].lstrip().startswith(("#", "|")):
+        intro = _intro(text, above)
+        if intro is not None:
+            return " ".join(text[intro[0]:intro[1]].strip(" *_").split()), intro
     if structure is not None:
         section = section_of(span[0], structure)
         if section.heading is not None:
             return section.heading.title, section.heading.span
     return None, None
+
+
+_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z(\"\u201c])")
+_POINTS_DOWN = re.compile(r"\b(following|below)\s+(table|tables|figures|amounts)\b", re.IGNORECASE)
+
+
+def _intro(text: str, para: tuple[int, int]) -> tuple[int, int] | None:
+    """The sentence that introduces the table: the paragraph's last sentence (often run into
+    the paragraph above it, in a PDF) when it ends with `:` or points down at the table ("the
+    following table is on a sequential basis."), if at most INTRO_MAX_CHARS long."""
+    start, end = para
+    cut = [m.end() for m in _SENTENCE_END.finditer(text, start, end)]
+    s = cut[-1] if cut else start
+    sentence = text[s:end].strip().strip("*_").strip()
+    if len(sentence) > INTRO_MAX_CHARS or not (sentence.endswith(":") or _POINTS_DOWN.search(sentence)):
+        return None
+    lead = len(text[s:end]) - len(text[s:end].lstrip())
+    return s + lead, end
 
 
 def _unit_above(text: str, span: tuple[int, int]) -> str | None:
