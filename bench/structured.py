@@ -24,6 +24,7 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from structured_checks import hits, prose_corruptions, total_corruptions  # noqa: E402
 from structured_parse import compare, markdown_gold, norm, overall, pdf_gold  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -35,13 +36,6 @@ SECTIONS = ["summarized financial results", "summarized segment financial result
             "Linear Networks", "Sports segment", "Experiences segment", "effective income tax rate",
             "investments in parks, resorts and other property"]
 """What each gold table of the earnings release is about, as a question names it (by hand)."""
-PROSE_CORRUPTIONS = [
-    ("to $3.7 billion from $2.9 billion", "to $3.8 billion from $2.9 billion"),
-    ("for Q1 to $5.1 billion from $3.9 billion", "for Q1 to $5.3 billion from $3.9 billion"),
-    ("increased $431 million to $293 million", "increased $431 million to $296 million"),
-    ("increased $536 million to $312 million", "increased $536 million to $318 million"),
-    ("to $24.7 billion from $23.5 billion", "to $25.7 billion from $23.5 billion"),
-]
 
 
 def extract_pdf(path: Path) -> tuple[str, list[tuple[int, int, int]]]:
@@ -144,32 +138,35 @@ def lookup(corpus: Path, work: Path, budget: int) -> dict:
                for m, s in score.items()}}
 
 
-def checks(texts: dict[str, str]) -> dict:
-    untouched = {name: [c.message for c in records_of(text).checks] for name, text in texts.items()}
-    earnings = texts["q1-fy25-earnings"]
+def checks(texts: dict[str, str], pages: dict) -> dict:
+    untouched = {name: records_of(text).checks for name, text in texts.items()}
     corruptions = []
-    for m in re.finditer(r"^\|[^|\n]*Total[^\n]*$", earnings, re.MULTILINE):  # every total row, one unit off
-        line = m.group(0)
-        cells = line.split("|")
-        k = next((i for i, c in enumerate(cells[2:], 2)
-                  if re.fullmatch(r"(\$\s*(<br>)?)?\(?[\d,]+(\.\d+)?\)?", c.strip())), None)
-        if k is None:
+    for rel in PDFS:
+        name = Path(rel).stem
+        gold = pdf_gold(name)
+        records = records_of(texts[name])
+        corruptions += total_corruptions(name, texts[name], gold["tables"], records, pages[name])
+        corruptions += prose_corruptions(name, texts[name], gold.get("prose", []))
+    by = []
+    for c in corruptions:
+        if c.get("missing"):
+            by.append({k: c[k] for k in ("kind", "document", "what")} | {"found": False, "findings": ["quote not in the text"]})
             continue
-        num = re.search(r"(\d{1,3}(?:,\d{3})*)(?:\.(\d+))?", cells[k])
-        whole, frac = num.group(1), num.group(2)
-        bumped = (f"{int(whole.replace(',', '')) + 1:,}" if frac is None
-                  else f"{whole}.{int(frac) + 1:0{len(frac)}d}")
-        cells[k] = cells[k][:num.start()] + bumped + cells[k][num.end():]
-        corruptions.append(("total", cells[1], earnings[:m.start()] + "|".join(cells) + earnings[m.end():]))
-    for old, new in PROSE_CORRUPTIONS:
-        if old in earnings:
-            corruptions.append(("prose", new, earnings.replace(old, new, 1)))
-    caught = []
-    for kind, what, text in corruptions:
-        found = [c.message for c in records_of(text).checks]
-        caught.append({"kind": kind, "what": what, "found": bool(found), "findings": found})
-    return {"false_alarms": sum(len(v) for v in untouched.values()), "untouched": untouched,
-            "corruptions": len(caught), "caught": sum(c["found"] for c in caught), "by_corruption": caught}
+        before = {ch.message for ch in untouched[c["document"]]}
+        new = [ch for ch in records_of(c["text"]).checks if ch.message not in before]
+        found = [ch.message for ch in new if hits(ch, c["span"])]
+        by.append({k: c[k] for k in ("kind", "labelled", "document", "what")} | {"found": bool(found), "findings": found})
+
+    def tally(rows):
+        return {"corruptions": len(rows), "caught": sum(r["found"] for r in rows)}
+
+    groups = {"totals labelled as totals": [r for r in by if r["kind"] == "total" and r.get("labelled")],
+              "other sums": [r for r in by if r["kind"] == "total" and not r.get("labelled")],
+              "prose naming the row": [r for r in by if r["kind"] == "prose" and r.get("labelled")],
+              "prose naming it otherwise": [r for r in by if r["kind"] == "prose" and not r.get("labelled")]}
+    return {"false_alarms": sum(len(v) for v in untouched.values()),
+            "untouched": {k: [c.message for c in v] for k, v in untouched.items()},
+            **tally(by), "by_group": {k: tally(v) for k, v in groups.items()}, "by_corruption": by}
 
 
 def main() -> int:
@@ -210,9 +207,10 @@ def main() -> int:
         print(json.dumps({name: {k: v for k, v in r.items() if not isinstance(v, list)} for name, r in result.items()},
                          indent=1))
     if args.what in ("all", "checks"):
-        result = checks(texts)
+        result = checks(texts, pages)
         (args.out / "checks.json").write_text(json.dumps(result, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(json.dumps({k: v for k, v in result.items() if k in ("false_alarms", "corruptions", "caught")}))
+        print(json.dumps({k: v for k, v in result.items() if k in ("false_alarms", "corruptions", "caught", "by_group")},
+                         indent=1))
     if args.what in ("all", "lookup"):
         result = lookup(args.corpus, args.work, args.budget)
         (args.out / "lookup.json").write_text(json.dumps(result, indent=1) + "\n", encoding="utf-8")

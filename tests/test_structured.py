@@ -12,9 +12,10 @@ import pytest
 
 from chunker.document.markdown_parse import markdown_parser
 from chunker.document.structure import parse_structure
-from chunker.structured.checks import mismatch_checks, prose_checks, total_checks
+from chunker.structured.checks import mismatch_checks, total_checks
 from chunker.structured.extract import build_records
 from chunker.structured.numbers import parse_number
+from chunker.structured.prose import prose_checks
 from chunker.structured.tables import parse_tables
 
 DATA = Path(__file__).parent / "data" / "structured"
