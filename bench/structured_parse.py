@@ -67,7 +67,7 @@ def markdown_gold(text: str) -> list[dict]:
         if len(run) >= 3:
             cells = [[cell_text(c.strip().replace("\\|", "|")) for c in re.split(r"(?<!\\)\|", r.strip()[1:-1])]
                      for r in run]
-            tables.append({"page": None, "columns": cells[0][1:], "rows": cells[2:]})
+            tables.append({"page": None, "corner": cells[0][0], "columns": cells[0][1:], "rows": cells[2:]})
         run = []
     return tables
 
