@@ -2,14 +2,23 @@
 lookup against the collapsed search and flat BM25 at 150 tokens, consistency checks on
 corrupted and untouched documents.
 
-    python bench/structured.py [--corpus DIR] [--out bench/results/structured] [--budget 150]
+    python bench/structured.py [all|questions|parse|checks|lookup] [--corpus DIR]
+        [--work /tmp/structured-bench] [--out bench/results/structured] [--budget 150]
 
-The corpus is `--corpus`, else $CHUNKER_CORPUS, else ../shared/corpus. Gold:
-`bench/structured_gold/q1-fy25-earnings.json` (typed by hand from `pdftotext -layout`; the
-earnings PDF's licence is unclear: benchmarks only) and, for the Markdown, the pipe lines of the
-source split on their pipes here (no Markdown parser). Questions:
-`bench/structured_questions.jsonl`, generated from the same gold (`questions`), never from
-the parser. Trees are built with `--model scripted --embeddings lexical`.
+The corpus is `--corpus`, else $CHUNKER_CORPUS, else ../shared/corpus. `--work` keeps the PDFs'
+extracted text and the trees (built with `--model scripted --embeddings lexical`); delete it
+after changing the code.
+
+- `parse` (parse.json): every table of both shared PDFs against `bench/structured_gold/*.json`
+  (by hand from `pdftotext -layout` and the page images, each page's decision recorded; the
+  earnings PDF's licence is unclear: benchmarks only) and the Markdown sources' pipe tables;
+  found / gold, false tables, cells, header cells and numbers (`structured_parse.py`).
+- `questions`: `bench/structured_questions.jsonl` and `..._holdout.jsonl`, generated from the
+  same gold, never from the parser (`structured_questions.py`).
+- `lookup` (lookup.json): success (the row's label and the value together) and tokens read, by
+  document and by phrasing template, for the tuning set and the held-out phrasings.
+- `checks` (checks.json): every sum row of the gold one unit off, every prose restatement one
+  unit off; findings and false alarms on the untouched documents (`structured_checks.py`).
 """
 
 from __future__ import annotations
@@ -138,7 +147,8 @@ def checks(texts: dict[str, str], pages: dict) -> dict:
     by = []
     for c in corruptions:
         if c.get("missing"):
-            by.append({k: c[k] for k in ("kind", "document", "what")} | {"found": False, "findings": ["quote not in the text"]})
+            by.append({k: c.get(k) for k in ("kind", "labelled", "document", "what")}
+                      | {"found": False, "findings": ["not placed: " + c["what"]]})
             continue
         before = {ch.message for ch in untouched[c["document"]]}
         new = [ch for ch in records_of(c["text"]).checks if ch.message not in before]

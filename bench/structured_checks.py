@@ -89,16 +89,27 @@ def total_corruptions(name: str, text: str, gold: list[dict], records, pages) ->
     pairs = match(gold, records.tables, pages)
     for g, gt in enumerate(gold):
         if g not in pairs:
+            out += [{"kind": "total", "labelled": bool(TOTAL_LABEL.match(gt["rows"][r][0])), "document": name,
+                     "what": f"p.{gt['page']} {gt.get('about')}: '{gt['rows'][r][0]}': the table was not found",
+                     "missing": True} for r in sum_rows(gt["rows"])]
             continue
         table = records.tables[pairs[g]]
         aligned = _align([trimmed(r) for r in gt["rows"]], [parsed_row(r) for r in table.rows])
         for r, (col, start) in sum_rows(gt["rows"]).items():
             if r not in aligned or col >= len(table.rows[aligned[r]].cells):
+                out.append({"kind": "total", "labelled": bool(TOTAL_LABEL.match(gt["rows"][r][0])), "document": name,
+                            "what": f"p.{gt['page']} {gt.get('about')}: '{gt['rows'][r][0]}': the parse has no such row",
+                            "missing": True})
                 continue
             cell = table.rows[aligned[r]].cells[col]
             s, e = cell.span
-            new = bump(text[s:e])
             label = gt["rows"][r][0]
+            if not re.search(r"\d", text[s:e]) or cell.number is None:  # the parse misplaced the figure
+                out.append({"kind": "total", "labelled": bool(TOTAL_LABEL.match(label)), "document": name,
+                            "what": f"p.{gt['page']} {gt.get('about')}: '{label}': the parse has no figure "
+                                    f"where the gold has {gt['rows'][r][col]}", "missing": True})
+                continue
+            new = bump(text[s:e])
             out.append({"kind": "total", "labelled": bool(TOTAL_LABEL.match(label)), "document": name,
                         "what": f"p.{gt['page']} {gt.get('about')}: '{label}' {text[s:e]} -> {new}",
                         "text": text[:s] + new + text[e:], "span": (s, s + len(new))})
@@ -110,7 +121,8 @@ def prose_corruptions(name: str, text: str, prose: list[dict]) -> list[dict]:
     for p in prose:
         at = text.find(p["quote"])
         if at < 0:
-            out.append({"kind": "prose", "document": name, "what": p["quote"], "missing": True})
+            out.append({"kind": "prose", "labelled": p["names_row"], "document": name, "what": p["quote"],
+                        "missing": True})
             continue
         s = at + p["quote"].index(p["number"])
         e = s + len(p["number"])
