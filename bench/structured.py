@@ -24,7 +24,6 @@ after changing the code.
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import os
 import re

@@ -18,6 +18,8 @@ span. Then what a PDF table's transcription leaves behind is undone:
 - a row of bare years (`| | 2024 | 2023 |`) before the figures is a header row;
 - a unit stated by the table (`($ in millions)` in its corner, a caption) or by a header
   (`Margin (%)`) is every number's unit below it.
+
+The caption and a unit stated above the table come from `captions.py`.
 """
 
 from __future__ import annotations
@@ -29,21 +31,12 @@ from markdown_it.token import Token
 from chunker.document.markdown_parse import LineOffsets, plain_text
 from chunker.document.markdown_records import DocumentStructure
 from chunker.document.structure import section_of
+from chunker.structured.captions import caption_of, paragraph_above, unit_above
 from chunker.structured.numbers import CURRENCIES, header_unit, parse_number
 from chunker.structured.records import Cell, Column, Row, TableRecord
 
 _PLACEHOLDER = re.compile(r"^Col\d+$")
-_TAGS = re.compile(r"<[^>]+>")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
-CAPTION = re.compile(r"^\s*[*_]*(Table|Tab\.|Exhibit)\s+([A-Z]-?)?\d+(?:[.\-]\d+)*[a-z]?[*_]*"
-                     r"\s*(?:[:.\u2014\u2013]|\s-\s)", re.IGNORECASE)
-"""A caption line: `Table 3: ...`, `**Table 2.1.** ...`, `Exhibit 4 - ...`."""
-INTRO_MAX_CHARS = 300
-"""The last sentence above the table that ends with `:` ("the following table summarizes ...:")
-or points down at it ("the following table is ...") is its caption when there is no `Table N`
-line, if it is at most this long."""
-
-
 STRAY_MIN_WORDS = 4
 STRAY_SHARE = 0.6
 """A header row of at least STRAY_MIN_WORDS words, STRAY_SHARE of them the paragraph's above,
@@ -134,10 +127,10 @@ def build_table(table_id: str, text: str, span: tuple[int, int],
     paths = _column_paths(header_grid, width)
     currency_cols = _currency_columns(grid[header_count:], width) | _empty_columns(grid[header_count:], paths, width)
     keep = [c for c in range(width) if c not in currency_cols]
-    caption, caption_span = _caption(text, span, structure)
+    caption, caption_span = caption_of(text, span, structure)
     section = section_of(span[0], structure).header_path if structure is not None else []
     corner = " ".join(row[0] for row in header_grid)
-    table_unit = header_unit(corner) or header_unit(caption or "") or _unit_above(text, span)
+    table_unit = header_unit(corner) or header_unit(caption or "") or unit_above(text, span)
     columns = []
     for new, c in enumerate(keep):
         path = paths[c]
@@ -193,7 +186,7 @@ def _stray(row: list[str], text: str, span: tuple[int, int]) -> bool:
     """A header row that is the paragraph above cut into pieces (PyMuPDF took the lines over
     the table for its header): most of its words are that paragraph's."""
     words = re.findall(r"\w+", " ".join(row).lower())
-    above = _paragraph_above(text, span[0])
+    above = paragraph_above(text, span[0])
     if len(words) < STRAY_MIN_WORDS or above is None:
         return False
     para = set(re.findall(r"\w+", text[above[0]:above[1]].lower()))
@@ -266,67 +259,3 @@ def _column_paths(header: list[list[str]], width: int) -> list[list[str]]:
                 path.append(row[c])
         paths.append(path)
     return paths
-
-
-def _paragraph_above(text: str, start: int) -> tuple[int, int] | None:
-    """The span of the paragraph right above `start` (blank lines between allowed)."""
-    before = text[:start].rstrip()
-    if not before:
-        return None
-    cut = max(before.rfind("\n\n"), before.rfind("\r\n\r\n"))
-    para_start = cut + 2 if cut >= 0 else 0
-    while para_start < len(before) and before[para_start] in "\r\n":
-        para_start += 1
-    return para_start, len(before)
-
-
-def _paragraph_below(text: str, end: int) -> tuple[int, int] | None:
-    rest = text[end:]
-    stripped = rest.lstrip()
-    if not stripped:
-        return None
-    start = end + len(rest) - len(stripped)
-    cut = re.search(r"\r?\n\s*\r?\n", text[start:])
-    return start, start + (cut.start() if cut else len(text) - start)
-
-
-def _caption(text: str, span: tuple[int, int], structure: DocumentStructure | None
-             ) -> tuple[str | None, tuple[int, int] | None]:
-    above, below = _paragraph_above(text, span[0]), _paragraph_below(text, span[1])
-    for para in (above, below):
-        if para and CAPTION.match(_TAGS.sub("", text[para[0]:para[1]])):
-            return " ".join(_TAGS.sub("", text[para[0]:para[1]]).strip(" *_").split()), para
-    if above and not text[above[0]:above[1]].lstrip().startswith(("#", "|")):
-        intro = _intro(text, above)
-        if intro is not None:
-            return " ".join(text[intro[0]:intro[1]].strip(" *_").split()), intro
-    if structure is not None:
-        section = section_of(span[0], structure)
-        if section.heading is not None:
-            return section.heading.title, section.heading.span
-    return None, None
-
-
-_SENTENCE_END = re.compile(r"(?<=[.!?:])\s+(?=[A-Z(\"\u201c])")
-_POINTS_DOWN = re.compile(r"\b(following|below)\s+(table|tables|figures|amounts)\b", re.IGNORECASE)
-
-
-def _intro(text: str, para: tuple[int, int]) -> tuple[int, int] | None:
-    """The sentence that introduces the table: the paragraph's last sentence (often run into
-    the paragraph above it, in a PDF) when it ends with `:` or points down at the table ("the
-    following table is on a sequential basis."), if at most INTRO_MAX_CHARS long."""
-    start, end = para
-    cut = [m.end() for m in _SENTENCE_END.finditer(text, start, end)]
-    s = cut[-1] if cut else start
-    sentence = text[s:end].strip().strip("*_").strip()
-    if len(sentence) > INTRO_MAX_CHARS or not (sentence.endswith(":") or _POINTS_DOWN.search(sentence)):
-        return None
-    lead = len(text[s:end]) - len(text[s:end].lstrip())
-    return s + lead, end
-
-
-def _unit_above(text: str, span: tuple[int, int]) -> str | None:
-    above = _paragraph_above(text, span[0])
-    if above and above[1] - above[0] <= INTRO_MAX_CHARS:
-        return header_unit(text[above[0]:above[1]])
-    return None
