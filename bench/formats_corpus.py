@@ -34,6 +34,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "bench"))
 from corpus_path import corpus_root  # noqa: E402  (beside this script)
 
+from chunker.runs.rundir import RunDir  # noqa: E402
+
 NEEDS = ["formats", "markdown", "pdf/four-lectures.pdf"]
 
 
@@ -128,14 +130,14 @@ def main() -> None:
             print(stderr, file=sys.stderr)
             sys.exit(f"chunker run exited {proc.returncode}")
         tree = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
-        run = json.loads((out / ".chunker" / "run.json").read_text(encoding="utf-8"))
+        run = RunDir(out).read_record()
         files = [f.relative_to(folder).as_posix() for f in sorted(folder.rglob("*")) if f.is_file()]
-        docs = [d for d in tree["meta"].get("corpus", {}).get("documents", [])] or run.get("documents", [])
+        docs = [d for d in tree["meta"].get("corpus", {}).get("documents", [])] or run.documents
         leaves = [n for n in tree["nodes"] if n["level"] == 0]
         per_doc: dict[str, int] = {}
         for n in leaves:
             per_doc[n.get("source") or "?"] = per_doc.get(n.get("source") or "?", 0) + 1
-        skipped = run.get("skipped", [])
+        skipped = [s.model_dump() for s in run.skipped]
         report = {
             "files": len(files), "documents": len(docs), "leaves": len(leaves), "nodes": len(tree["nodes"]),
             "leaves_per_document": dict(sorted(per_doc.items())),

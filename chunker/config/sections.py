@@ -271,7 +271,7 @@ class OutputSettings(BaseModel):
 
     return_tree: bool | None = None
     """Put the whole tree in the graph output. None (the default): only when the run has no
-    folder to write it to (served or embedded; `RunRegistry.out_dir` is None)."""
+    folder to write it to (served or embedded; `RunResources.out_dir` is None)."""
     summary_max_chars: int = 400
     """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
     slug_max_length: int = 60
