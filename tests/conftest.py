@@ -33,7 +33,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
 # tests/pg_server.py: the pg_server and pg_url fixtures; tests/skip_policy.py: no skip under CI,
 # else only for a system program with its install command; pytester: to test that policy
-pytest_plugins = ["pg_server", "skip_policy", "pytester", "site_fixtures"]  # site_fixtures: the site's trees and browser
+# site_fixtures: the site's trees and browser; file_order: the longest test files go to the workers first
+pytest_plugins = ["pg_server", "skip_policy", "pytester", "site_fixtures", "file_order"]
 
 
 SLOW_MODULES = frozenset({
