@@ -82,16 +82,18 @@ def run_folder(src: Path, out: Path, extra: list[str] = (), limit_s: float | Non
 def figures(out: Path, printed: dict[str, Any]) -> dict[str, Any]:
     """What the run's OUT and its --json say: sizes, calls, levels, skipped files."""
     stats = printed["stats"]
-    meta = json.loads((out / ".chunker" / "run.json").read_text())
+    from chunker.runs.rundir import RunDir
+
+    record = RunDir(out).read_record()
     tree = json.loads((out / "hierarchy.json").read_text())
     nodes = {n["id"]: n for n in tree["nodes"]}
-    source_bytes = sum(d["size"] for d in meta["documents"])
+    source_bytes = sum(d.size for d in record.documents)
     sqlite = {p.name: p.stat().st_size for p in sorted((out / ".chunker").glob("*.sqlite*"))}
     files, leaves, calls = stats["documents"], stats["leaves"], stats["calls.total"]
     kinds = Counter(n["kind"] for n in nodes.values())
     return {
         "chunker_wall_s": round(printed["wall_s"], 1), "files": files, "leaves": leaves,
-        "files_by_kind": dict(Counter(d["kind"] for d in meta["documents"])),
+        "files_by_kind": dict(Counter(d.kind for d in record.documents)),
         "levels": nodes[tree["root"]]["level"] + 1, "nodes_by_kind": dict(kinds),
         "llm_calls": calls, "calls_per_file": round(calls / files, 2),
         "calls_per_leaf": round(calls / leaves, 2),

@@ -59,8 +59,8 @@ def main() -> None:
     max_tokens = int(args.get("--max-chunk-tokens", 1200))
     from langgraph.store.memory import InMemoryStore
 
-    from chunker.config.settings import ChunkerSettings
     from chunker.graph import build_graph
+    from chunker.state.run import RunContext
 
     text = (EMMA / "emma.md").read_text(encoding="utf-8")
     theirs = json.loads((EMMA / "lumberchunker_boundaries.json").read_text())["chunk_start_paragraphs"]
@@ -68,8 +68,8 @@ def main() -> None:
     started = time.perf_counter()
     out = build_graph(store=InMemoryStore()).invoke(
         {"text": text}, config={"recursion_limit": 10**9},
-        context=ChunkerSettings(model="scripted", embeddings=embeddings, min_chunk_tokens=min_tokens,
-                                max_chunk_tokens=max_tokens))
+        context=RunContext(model="scripted", embeddings=embeddings, min_chunk_tokens=min_tokens,
+                           max_chunk_tokens=max_tokens))
     wall = time.perf_counter() - started
     leaves = sorted((n for n in out["tree"]["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
     ours = [to_paragraph(starts, n["span"][0]) for n in leaves]

@@ -100,12 +100,18 @@ def reference_figures(h: Hierarchy) -> dict:
                        and target.span and target.span[0] <= n.span[0] < target.span[1])
         rest = e.text.split(None, 1)[-1] if " " in e.text.strip() else e.text
         number = re.search(r"\d+(?:[.\-]\d+)*[a-z]?|\b[IVXLC]+\b|\b[A-Z](?:[.\-]\d+)*\b", rest)
-        if number is None or e.ref == "page":
-            right += e.ref == "page" and bool(target.pages)
+        if e.ref == "page":
+            right += bool(number) and bool(target.pages) and target.pages[0] <= int(number.group().split("-")[0].split(".")[0]) <= target.pages[-1]
             continue
         if e.text.lower().startswith(("the ", "this ", "that ", "following", "preceding", "previous")):
-            shape = r"^\s*\|" if e.ref == "table" else LABEL.get(e.ref, "")  # a table, captioned or not
+            # an unnumbered "the following table": the target holds a table (captioned or not),
+            # after the reference when the reference lies in the target itself
+            shape = r"^\s*\|" if e.ref == "table" else LABEL.get(e.ref, "")
+            if e.target == e.source and target.span and "follow" in e.text.lower():
+                text = text[e.span[1] - target.span[0]:]
             right += bool(re.search(shape, text, re.I | re.M))
+            continue
+        if number is None:
             continue
         right += bool(re.search(LABEL.get(e.ref, "") + r"[^\n]{0,15}?" + re.escape(number.group()), text, re.I))
     gone = [u for u in h.unresolved if u.ref not in ("wiki-link", "markdown-link")]

@@ -25,7 +25,7 @@ EMMA = default_root() / "emma" / "emma.md"
 
 def main() -> None:
     from chunker.runs.rundir import RunDir
-    from chunker.runs.runner import execute, new_meta
+    from chunker.runs.runner import execute, new_record
     from chunker.config.settings import ChunkerSettings
 
     megabytes = float(sys.argv[1]) if len(sys.argv) > 1 else 20.0
@@ -40,7 +40,7 @@ def main() -> None:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
         ctx = ChunkerSettings(model="scripted")
-        run.write_meta(new_meta(str(doc), ctx, "large"))
+        run.write_record(new_record(str(doc), "0" * 64, ctx, "large"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(doc)}, "large")
         wall = time.perf_counter() - started

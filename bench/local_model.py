@@ -28,7 +28,7 @@ DEFAULT_DOC = default_root() / "small" / "cinderella.txt"
 
 def run_once(doc: Path, order: str) -> dict:
     from chunker.runs.rundir import RunDir
-    from chunker.runs.runner import execute, new_meta
+    from chunker.runs.runner import execute, new_record
     from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
     from chunker.llm import llamacpp
@@ -38,7 +38,7 @@ def run_once(doc: Path, order: str) -> dict:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
         ctx = ChunkerSettings(model="local", background_order=order)
-        run.write_meta(new_meta(str(doc), ctx, "bench"))
+        run.write_record(new_record(str(doc), "0" * 64, ctx, "bench"))
         timings: list[dict] = []
         original = llamacpp.ChatLlamaCppLocal._generate
 

@@ -27,7 +27,7 @@ CORPUS = default_root()
 
 def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
     from chunker.runs.rundir import RunDir
-    from chunker.runs.runner import execute, new_meta
+    from chunker.runs.runner import execute, new_record
     from chunker.config.settings import ChunkerSettings
     from chunker.document.tokens import count_tokens
 
@@ -39,7 +39,7 @@ def measure(doc: Path, fraction: float, model: str, extra: dict) -> dict:
         run = RunDir(Path(tmp) / "out")
         run.prepare_new(force=False)
         ctx = ChunkerSettings(model=model, **extra)
-        run.write_meta(new_meta(str(src), "0" * 64, ctx, "bench"))
+        run.write_record(new_record(str(src), "0" * 64, ctx, "bench"))
         started = time.perf_counter()
         values = execute(run, ctx, {"path": str(src)}, "bench")
         wall = time.perf_counter() - started

@@ -39,6 +39,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from notes_gen import write_notes  # noqa: E402  (beside this script)
 
+from chunker.runs.rundir import RunDir  # noqa: E402
+
 RESULTS = ROOT / "bench" / "results" / "site"
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
@@ -62,8 +64,7 @@ def sources(corpus: Path, work: Path) -> dict[str, Path | None]:
 
 def built(name: str, src: Path, work: Path) -> tuple[Path, float | None]:
     out = work / f"out-{name}"
-    run_json = out / ".chunker" / "run.json"
-    if run_json.exists() and json.loads(run_json.read_text()).get("status") == "finished":
+    if RunDir(out).status() == "finished":
         return out, None
     started = time.perf_counter()
     subprocess.run([sys.executable, "-m", "chunker.cli.app", "run", str(src), "-o", str(out), *FLAGS,

@@ -48,6 +48,7 @@ import concurrency as cc  # noqa: E402  (beside this script: the stub, the setti
 from concurrency_report import compare_trees  # noqa: E402
 from corpus import snapshot  # noqa: E402
 from update import git_head, snapshot_commit  # noqa: E402
+from chunker.runs.rundir import RunDir  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 RESULTS = ROOT / "bench" / "results" / "workers"
@@ -135,7 +136,7 @@ def exp_kill(src: Path, tmp: Path, config: Path, url: str, ref: dict[str, Any], 
         record["queue"]["command"] = queued["command"].replace(url, "URL")
         if queued["exit"] != 0:
             return record | {"queue_stderr": queued.get("stderr_tail")}
-        corpus_key = json.loads((out / ".chunker" / "run.json").read_text())["corpus_key"]
+        corpus_key = RunDir(out).read_record().corpus_key
         env = child_env(stub, CHUNKER_STORE=url)
         worker = [sys.executable, "-m", "chunker.cli.app", "worker", "--exit-when-idle", "-q"]
         record["worker_command"] = "CHUNKER_STORE=URL chunker worker --exit-when-idle -q"
@@ -162,10 +163,10 @@ def exp_kill(src: Path, tmp: Path, config: Path, url: str, ref: dict[str, Any], 
             procs[1].wait()
         wall = time.perf_counter() - started
         after = stub.stats()
-    meta = json.loads((out / ".chunker" / "run.json").read_text())
+    status = RunDir(out).read_record().status
     rows = corpus_rows(url, corpus_key)
     record |= {"at_kill": at_kill, "survivor_exit": procs[1].returncode, "wall_s": round(wall, 2),
-               "after_kill_s": round(wall - killed_at, 2), "status": meta.get("status"),
+               "after_kill_s": round(wall - killed_at, 2), "status": status,
                "rows_logged": rows, "calls_repeated": rows - ref["calls"],
                "served": after["served"] - before["served"],
                "served_repeated": after["served"] - before["served"] - ref["served"],

@@ -15,8 +15,8 @@ from collections.abc import Callable
 from langgraph.graph import StateGraph
 from langgraph.types import RetryPolicy
 
-from chunker.config.settings import ChunkerSettings
 from chunker.graph.routes import targets
+from chunker.state.run import RunContext
 from chunker.state.schema import ChunkerState, StepState
 
 
@@ -26,7 +26,7 @@ class Wiring:
 
     def __init__(self, retry: RetryPolicy, **schemas) -> None:
         self.retry = retry
-        self.graph = StateGraph(ChunkerState, context_schema=ChunkerSettings,
+        self.graph = StateGraph(ChunkerState, context_schema=RunContext,
                                 **(schemas or {"input_schema": StepState}))
 
     def plain(self, **nodes: Callable) -> "Wiring":

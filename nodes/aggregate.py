@@ -1,4 +1,6 @@
-"""check_aggregation, validate_groups and fallback_grouping: the pure parts of phase 2.
+"""check_aggregation, validate_groups and fallback_grouping: the pure parts of phase 2
+(validate_groups and fallback_grouping are the grouping loop's `judge` and fall back,
+chunker/aggregation/grouping.py, one step each).
 
 Pending items of a level are `[id, summary_tokens]` pairs in document order. Higher
 levels always cover earlier text than lower ones, so appending to the next level
@@ -10,8 +12,8 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
-from chunker.aggregation.groups import even_groups, grouping_problem
-from chunker.embeddings import split_at_dips
+from chunker.aggregation.groups import grouping_problem
+from chunker.aggregation.grouping import Attempt, fallback_groups, fallback_stats, judge
 from chunker.nodes.common import run_store
 from chunker.chunking.strategy import crossing_level, tree_strategy
 from chunker.state.schema import ChunkerState
@@ -43,22 +45,13 @@ def validate_groups(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     problem = grouping_problem(groups, len(items), agg.min_group_size)
     if planner is not None and problem is None:  # the outline's groups: sized by fanout_*
         return {**_accept(state, [[items[i][0] for i in g] for g in groups], level), "stats": {}}
-    if problem:
-        failures = state.get("hard_failures", 0) + 1
-        status = "fallback" if failures >= 2 else "retry"
-        return {"hard_failures": failures, "group_status": status,
-                "group_nudge": f"\nYour previous grouping was invalid: {problem}.",
-                "stats": {"group.invalid": 1}}
-    too_big = max(len(g) for g in groups) > agg.max_group_size
-    if too_big and not state.get("soft_reprompted"):
-        return {"soft_reprompted": True, "group_status": "retry",
-                "group_nudge": f"\nYour previous grouping had a group of more than "
-                               f"{agg.max_group_size} items: subdivide it.",
-                "stats": {"group.oversize": 1}}
-    stats = {"kept.group": 1} if len(items) >= 2 * agg.min_group_size else {}
-    return {**_accept(state, [[items[i][0] for i in g] for g in groups], level),
-            # a grouping the model proposed (a trivial one is decided without a call)
-            "stats": stats}
+    attempt = Attempt(state.get("hard_failures", 0), bool(state.get("soft_reprompted")),
+                      state.get("group_nudge", ""))
+    verdict = judge(groups, len(items), agg, attempt)
+    if verdict.status == "ok":
+        return {**_accept(state, [[items[i][0] for i in g] for g in groups], level), "stats": verdict.stats}
+    return {"hard_failures": verdict.attempt.failures, "soft_reprompted": verdict.attempt.resized,
+            "group_status": verdict.status, "group_nudge": verdict.attempt.nudge, "stats": verdict.stats}
 
 
 def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
@@ -72,15 +65,9 @@ def fallback_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]) ->
     dips = state.get("group_dips") or []
     if planner is not None:  # the outline decides
         groups = [[ids[i] for i in g] for g in planner(dips)]
-    elif len(dips) == len(ids) - 1:
-        groups = [[ids[i] for i in g] for g in split_at_dips(len(ids), dips, agg.min_group_size,
-                                                              agg.max_group_size)]
     else:
-        groups = even_groups(ids, agg.max_group_size, agg.min_group_size)
-    update = _accept(state, groups, level)
-    # a model not asked to group (`model_tasks`) did not fail: its grouping is extracted
-    update["stats"] = {"group.fallback": 1} if cfg.llm.asks("group") else {"extracted.group": 1}
-    return update
+        groups = [[ids[i] for i in g] for g in fallback_groups(len(ids), dips, agg)]
+    return {**_accept(state, groups, level), "stats": fallback_stats(cfg.llm.asks("group"))}
 
 
 def _accept(state: ChunkerState, groups: list[list[str]], level: int) -> dict:

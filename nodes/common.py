@@ -1,7 +1,7 @@
 """Helpers shared by the nodes: the run's store, progress events, text.
 
-A node reads its settings straight from `runtime.context` (a `ChunkerSettings`, validated
-and resolved before the graph runs)."""
+A node reads its settings straight from `runtime.context` (a `RunContext`: the run's
+`ChunkerSettings`, validated and resolved before the graph runs, and its resources)."""
 
 from __future__ import annotations
 
@@ -11,14 +11,14 @@ from langgraph.store.base import BaseStore
 from chunker.config.settings import ChunkerSettings
 from chunker.document.units import Units
 from chunker.state.schema import ChunkerState
-from chunker.state.run import runs_of
+from chunker.state.run import resources_of
 from chunker.state.store import RunStore
 
 
 def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:
     """The graph's store; a graph embedded in a parent compiled without one gets the
     invocation's in-memory store."""
-    return runtime.store if runtime.store is not None else runs_of(runtime.context).fallback_store()
+    return runtime.store if runtime.store is not None else resources_of(runtime.context).fallback_store()
 
 
 def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStore:
@@ -27,10 +27,9 @@ def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStor
 
 
 def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
-    runs = runs_of(runtime.context)
-    return RunStore(store_of(runtime), run_key, runs.memo(run_key), out_dir=runs.out_dir,
-                    calls_dir=runs.calls_dir or runs.out_dir, writes_tree=runs.writes_tree,
-                    slots=runs.slots)
+    run = resources_of(runtime.context)
+    return RunStore(store_of(runtime), run_key, run.memo(run_key), out_dir=run.out_dir,
+                    calls_dir=run.calls_dir, writes_tree=run.writes_tree, slots=run.slots)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:

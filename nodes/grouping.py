@@ -1,4 +1,5 @@
-"""group_summaries: the LLM proposes contiguous, coherent groups of pending items.
+"""group_summaries: the LLM proposes contiguous, coherent groups of pending items (the
+grouping loop's `ask`, chunker/aggregation/grouping.py).
 
 The prompt lists only the short summaries, so it stays small however long the
 document is. Where the embedding signal is on, the deepest similarity dips between
@@ -12,8 +13,7 @@ from __future__ import annotations
 
 from langgraph.runtime import Runtime
 
-from chunker import prompts
-from chunker.aggregation.groups import break_hints
+from chunker.aggregation.grouping import grouping_prompt
 from chunker.background.policy import block_background
 from chunker.config.settings import ChunkerSettings
 from chunker.embeddings import get_embeddings, summary_dips
@@ -36,7 +36,6 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     if planner is None and n < 2 * agg.min_group_size:
         return {"proposed": [list(range(n))], "stats": {"group.trivial": 1}}
     summaries = [clean_line(rs.get_node(nid).summary) for nid, _ in items]
-    lines = [f"[{i}] {summary}" for i, summary in enumerate(summaries)]
     dips = state.get("group_dips")
     if dips is None:
         embeddings = get_embeddings(cfg.embedding.provider) if cfg.embedding.provider else None
@@ -45,10 +44,7 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         return {"proposed": planner(dips), "group_dips": dips, "stats": {"group.sections": 1}}
     if not cfg.llm.asks("group"):  # the signal's dips decide (fallback_grouping): no call
         return {"proposed": None, "group_dips": dips}
-    user = prompts.render("group", items="\n".join(lines), count=n,
-                          min_group_size=agg.min_group_size, max_group_size=agg.max_group_size,
-                          hints=break_hints(dips, n, agg.max_group_size),
-                          nudge=state.get("group_nudge", ""))
+    user = grouping_prompt(summaries, dips, agg, state.get("group_nudge", ""))
     background = block_background(rs, cfg.background, level, state.get("latest") or [])
     result = call_llm(cfg.llm, node="group_summaries", task="group", user=user, background=background,
                       writer=runtime.stream_writer, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots)

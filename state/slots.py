@@ -5,7 +5,7 @@ parallel (the documents of a corpus, a level's blocks, a document's leaves under
 `background.context: source`), each bounded by the invocation's `max_concurrency`. Those
 bounds nest (documents x leaves), so the one number the user sets is enforced here, where a
 call is made: each call holds a slot while the server works on it. One `CallSlots` per run,
-shared by the run's documents (it hangs off the run's `RunRegistry`, never a module global).
+shared by the run's documents (it is one of the run's `RunResources`, never a module global).
 """
 
 from __future__ import annotations

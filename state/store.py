@@ -27,17 +27,17 @@ def node_id(level: int, index: int) -> str:
 @dataclass(frozen=True)
 class RunStore:
     """One run's view of a shared store, with the run's memo of derived values and the
-    folder it writes to (`RunRegistry.out_dir`; None: nothing is written)."""
+    folder it writes to (`RunResources.out_dir`; None: nothing is written)."""
 
     store: BaseStore
     run_key: str
     memo: RunMemo = field(default_factory=RunMemo, compare=False, repr=False)
     out_dir: str | None = field(default=None, compare=False)
     calls_dir: str | None = field(default=None, compare=False)
-    """Where the call log lies (`RunRegistry.calls_dir`, else `out_dir`)."""
+    """Where the call log lies (`RunResources.calls_dir`, else `out_dir`)."""
     writes_tree: bool = field(default=True, compare=False)
     slots: CallSlots | None = field(default=None, compare=False, repr=False)
-    """The run's cap on LLM calls in flight (`RunRegistry.slots`); None: no cap."""
+    """The run's cap on LLM calls in flight (`RunResources.slots`); None: no cap."""
 
     def ns(self, *parts: str) -> tuple[str, ...]:
         return ("chunker", self.run_key, *parts)

@@ -13,6 +13,7 @@ from langgraph.runtime import Runtime
 from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.registry import register_instance
@@ -42,7 +43,7 @@ SLOW_MODULES = frozenset({
     "test_cli", "test_corpus_run", "test_corpus_resume", "test_concurrency_cli", "test_crash_resume",
     "test_navigation_cli", "test_openai_stub_server", "test_pdf_run", "test_settings", "test_startup",
     "test_update_corpus", "test_update_document", "test_update_groups", "test_update_pdf",
-    "test_update_toc", "test_packaging", "test_mcp_server", "test_bench_corpus_path",
+    "test_update_toc", "test_packaging", "test_mcp_server", "test_bench_corpus_path", "test_run_record",
     # whole-graph runs on tens of kilobytes, or many runs
     "test_aggregation", "test_background_source", "test_concurrency", "test_correctness",
     "test_graph_paths", "test_structure_graph", "test_grounding_pipeline", "test_navigation_corpus",
@@ -77,8 +78,7 @@ def run_text(text: str, model: str | None = None, store=None, out_dir: str | Non
     returns (final state, store)."""
     store = store if store is not None else InMemoryStore()
     graph = build_graph(store=store, llm_retry=llm_retry_policy(cfg.pop("attempts", 1), 0.0))
-    ctx = ChunkerSettings(model=model or scripted(), **cfg)
-    ctx.run_registry().out_dir = out_dir
+    ctx = RunContext.of(ChunkerSettings(model=model or scripted(), **cfg), out_dir=out_dir)
     out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
     return out, store
 
@@ -166,7 +166,8 @@ def assert_lossless(tree: dict, text: str) -> None:
 
 
 def runtime(ctx: ChunkerSettings, store) -> Runtime:
-    return Runtime(context=ctx, store=store)
+    """A node's runtime: `ctx` as the context of an invocation of its own (nothing written)."""
+    return Runtime(context=ctx if isinstance(ctx, RunContext) else RunContext.of(ctx), store=store)
 
 
 _LINK = re.compile(r"(?<!\\)\[\[([^\]|]+)(?:\|[^\]]*)?\]\]")

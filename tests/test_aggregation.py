@@ -6,7 +6,7 @@ import sqlite3
 from langgraph.checkpoint.sqlite import SqliteSaver
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.output.hierarchy import Hierarchy, check_tree
@@ -47,9 +47,8 @@ def test_multi_level_tree_on_a_long_document(tmp_path):
     graph = build_graph(checkpointer=SqliteSaver(conn), store=InMemoryStore(),
                         llm_retry=llm_retry_policy(1, 0.0))
     count_threshold = 6
-    settings = ChunkerSettings(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
-                               summary_count_threshold=count_threshold,
-                               summary_aggregation_threshold=10**6)
+    settings = RunContext(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
+                          summary_count_threshold=count_threshold, summary_aggregation_threshold=10**6)
     config = {"configurable": {"thread_id": "long"}, "recursion_limit": 10**9}
     out = graph.invoke({"text": text}, config, context=settings)
     h = _check_tree(out["tree"], text)

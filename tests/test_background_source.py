@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from chunker.background.policy import SOURCE_LABEL
 from chunker.cli.app import app
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.calllog import read_calls
@@ -50,14 +51,12 @@ _BACKGROUND = re.compile(r"^<background>\n(.*?)\n</background>$", re.DOTALL | re
 def run(path: Path, context: str, n: int = 1, model: str = "scripted", out_dir: Path | None = None,
         **settings) -> tuple[dict, CallSlots]:
     """The tree of one in-process run at `max_concurrency` n (and n call slots), and the slots."""
-    ctx = ChunkerSettings(model=model, background_context=context, return_tree=True, **{**SMALL, **settings})
-    runs = ctx.run_registry()
-    runs.slots = CallSlots(n)
-    runs.out_dir = str(out_dir) if out_dir else None
+    settings = ChunkerSettings(model=model, background_context=context, return_tree=True, **{**SMALL, **settings})
+    ctx = RunContext.of(settings, out_dir=str(out_dir) if out_dir else None, slots=CallSlots(n))
     graph = build_graph(store=InMemoryStore(), llm_retry=llm_retry_policy(1, 0.0))
     out = graph.invoke({"path": str(path)}, context=ctx,
                        config={"recursion_limit": 10**9, "max_concurrency": n})
-    return out["tree"], runs.slots
+    return out["tree"], ctx.resources.slots
 
 
 def timeless(tree: dict) -> dict:
@@ -218,9 +217,8 @@ def test_a_leaf_whose_summary_call_failed_keeps_its_rewrite_when_resumed(tmp_pat
     register_instance(spec, FailsOnce(task="Summary", nth=6))
     settings = {"combine_rewrite_and_summary": False, **DOCS["plain"][1]}
     ref, _ = run(CINDERELLA, "source", 2, **settings)
-    ctx = ChunkerSettings(model=spec, background_context="source", return_tree=True, **{**SMALL, **settings})
-    ctx.run_registry().slots = CallSlots(2)
-    ctx.run_registry().out_dir = str(tmp_path)
+    ctx = RunContext.of(ChunkerSettings(model=spec, background_context="source", return_tree=True,
+                                        **{**SMALL, **settings}), out_dir=str(tmp_path), slots=CallSlots(2))
     graph = build_graph(InMemorySaver(), InMemoryStore(), llm_retry=llm_retry_policy(1, 0.0))
     config = {"configurable": {"thread_id": "t"}, "recursion_limit": 10**9, "max_concurrency": 2}
     with pytest.raises(ScriptedTransientError):

@@ -9,7 +9,7 @@ import sqlite3
 import pytest
 from langgraph.store.memory import InMemoryStore
 
-from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.errors import is_transient
@@ -34,7 +34,7 @@ def test_a_finished_run_keeps_a_few_checkpoints_whatever_its_leaves(tmp_path, co
     text = CINDERELLA.read_text(encoding="utf-8")
     conn, graph = _graph(tmp_path / "checkpoints.sqlite")
     config = {"configurable": {"thread_id": "t"}, "recursion_limit": 10**6}
-    out = graph.invoke({"text": text}, config, context=ChunkerSettings(
+    out = graph.invoke({"text": text}, config, context=RunContext(
         model=scripted(), background_context=context, return_tree=True, **SMALL))
     assert_lossless(out["tree"], text)
     n_leaves = len(leaves(out["tree"]))
@@ -52,10 +52,10 @@ def test_a_pruned_run_resumes_inside_its_subgraph(tmp_path):
     text = CINDERELLA.read_text(encoding="utf-8")
     _, plain = _graph(tmp_path / "reference.sqlite")
     reference = plain.invoke({"text": text}, {"configurable": {"thread_id": "r"}, "recursion_limit": 10**6},
-                             context=ChunkerSettings(model=scripted(), return_tree=True, **SMALL))["tree"]
+                             context=RunContext(model=scripted(), return_tree=True, **SMALL))["tree"]
     conn, graph = _graph(tmp_path / "checkpoints.sqlite")
     config = {"configurable": {"thread_id": "t"}, "recursion_limit": 10**6}
-    ctx = ChunkerSettings(model=scripted(fail_calls={9}), return_tree=True, **SMALL)
+    ctx = RunContext(model=scripted(fail_calls={9}), return_tree=True, **SMALL)
     with pytest.raises(Exception) as failure:
         graph.invoke({"text": text}, config, context=ctx)
     assert is_transient(failure.value)

@@ -17,7 +17,7 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 import chunker.chunking.candidates as candidates
-from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.state.run import RunMemo
@@ -59,8 +59,8 @@ def test_runs_started_together_on_threads_give_the_trees_they_give_alone(tmp_pat
     monkeypatch.setattr(candidates, "document_signal", counted)
     retry = llm_retry_policy(1, 0.0)
 
-    def settings() -> ChunkerSettings:
-        return ChunkerSettings(model="scripted", min_chunk_tokens=60, max_chunk_tokens=300)
+    def settings() -> RunContext:
+        return RunContext(model="scripted", min_chunk_tokens=60, max_chunk_tokens=300)
 
     # alone: one run after another, each with a fresh graph and store
     alone = {}

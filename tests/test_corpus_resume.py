@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.discover import discover
-from chunker.corpus.runner import corpus_meta, execute_corpus
+from chunker.corpus.runner import corpus_record, execute_corpus
 from chunker.runs.rundir import RunDir
 from conftest import EMMA, invoke, tree_bytes
 
@@ -114,8 +114,8 @@ def test_every_file_is_lossless_over_generated_folders(tmp_path_factory, files, 
     ctx = ChunkerSettings(model="scripted", min_chunk_tokens=20, max_chunk_tokens=80)
     discovery = discover([root], out_dir=run.path)
     run.prepare_new(False)
-    run.write_meta(corpus_meta(discovery, ctx, {"min_chunk_tokens": 20, "max_chunk_tokens": 80},
-                               paths=[root], out_dir=run.path))
+    run.write_record(corpus_record(discovery, ctx, {"min_chunk_tokens": 20, "max_chunk_tokens": 80},
+                                   paths=[root]))
     h = execute_corpus(run, ctx).hierarchy
     assert sorted(h.sources()) == sorted(written)
     for rel, body in written.items():

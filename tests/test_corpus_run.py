@@ -222,14 +222,14 @@ def test_awkward_names_are_handled(tmp_path):
 def _start(root: Path, out: Path):
     from chunker.config.settings import ChunkerSettings
     from chunker.corpus.discover import discover
-    from chunker.corpus.runner import corpus_meta
+    from chunker.corpus.runner import corpus_record
     from chunker.runs.rundir import RunDir
 
     run = RunDir(out)
     ctx = ChunkerSettings(model=MODEL)
     discovery = discover([root], out_dir=run.path)
     run.prepare_new(False)
-    run.write_meta(corpus_meta(discovery, ctx, {}, paths=[root], out_dir=run.path))
+    run.write_record(corpus_record(discovery, ctx, {}, paths=[root]))
     return run, ctx
 
 
@@ -240,13 +240,13 @@ def test_a_file_that_vanishes_or_changes_after_it_was_found_is_skipped(mixed, tm
     (mixed / "short note.md").write_text("Rewritten while the run was going.\n", encoding="utf-8")
     (mixed / "tales" / "grimm" / "cinderella.txt").unlink()
     result = execute_corpus(run, ctx)
-    reasons = {s["rel"]: s["reason"].split(":")[0] for s in result.skipped}
+    reasons = {s.rel: s.reason.split(":")[0] for s in result.skipped}
     assert reasons["short note.md"] == "changed" and reasons["tales/grimm/cinderella.txt"] == "vanished"
     h = result.hierarchy
     assert sorted(h.sources()) == ["book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md"]
     assert {s.source for s in h.meta.corpus.skipped} >= {"short note.md", "tales/grimm/cinderella.txt"}
     # run again over the same OUT (as a resume does): each file is skipped once, nothing redone
-    run.update_meta(status="running")
+    run.update_record(status="running")
     again = execute_corpus(run, ctx)
     assert again.skipped == result.skipped
     assert again.stats == result.stats and again.hierarchy.nodes == h.nodes

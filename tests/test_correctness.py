@@ -10,6 +10,7 @@ from langgraph.store.memory import InMemoryStore
 
 from chunker.background.builder import START_MARKER
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.calllog import read_calls
@@ -48,8 +49,7 @@ def test_two_interleaved_runs_on_one_store_keep_apart():
     text = CINDERELLA.read_text()
     store = InMemoryStore()
     graph = build_graph(InMemorySaver(), store, llm_retry=llm_retry_policy(1, 0.0))
-    settings = [ChunkerSettings(model="scripted", min_chunk_tokens=m, max_chunk_tokens=3 * m)
-                for m in (120, 300)]
+    settings = [RunContext(model="scripted", min_chunk_tokens=m, max_chunk_tokens=3 * m) for m in (120, 300)]
     streams = [graph.stream({"text": text}, {"configurable": {"thread_id": f"t{i}"},
                                              "recursion_limit": 10**6},
                             context=s, stream_mode="values") for i, s in enumerate(settings)]

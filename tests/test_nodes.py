@@ -4,7 +4,8 @@ import pytest
 from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.aggregate import check_aggregation, crossing_level, even_groups, fallback_grouping, grouping_problem, validate_groups
+from chunker.aggregation.groups import even_groups, grouping_problem
+from chunker.nodes.aggregate import check_aggregation, crossing_level, fallback_grouping, validate_groups
 from chunker.nodes.boundary import fallback_boundary, force_split, validate_boundary
 from chunker.nodes.finalize import finalize_tree
 from chunker.nodes.load_document import load_document

@@ -5,6 +5,7 @@ import json
 import pytest
 
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.llm.calllog import read_calls
 from chunker.llm.invoke import call_llm
 from chunker.llm.ollama import check_ollama
@@ -134,7 +135,7 @@ def test_server_errors_are_retried_with_exponential_backoff(stub):
     graph = build_graph(store=InMemoryStore(), llm_retry=llm_retry_policy(3, initial_s))
     stub.fail_next = 2
     text = "A short document about backoff. It has two sentences."
-    settings = ChunkerSettings(model="ollama:qwen3:8b", llm_timeout_s=5)
+    settings = RunContext(model="ollama:qwen3:8b", llm_timeout_s=5)
     out = graph.invoke({"text": text}, context=settings)
     assert stub.served_errors == 2
     first, second, third = (r["_at"] for r in stub.chat_requests()[:3])

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from chunker.runs.rundir import RunDir
-from chunker.runs.runner import execute, new_meta
+from chunker.runs.runner import execute, new_record
 from chunker.config.settings import ChunkerSettings
 from chunker.output.slugs import SlugAllocator, is_valid_slug, sanitize
 from conftest import CINDERELLA, check_markdown_tree, scripted
@@ -32,7 +32,7 @@ def _run(tmp_path: Path, model: str) -> Path:
     run = RunDir(out)
     run.prepare_new(force=False)
     ctx = ChunkerSettings(model=model, min_chunk_tokens=150, max_chunk_tokens=500)
-    run.write_meta(new_meta(str(CINDERELLA), "0" * 64, ctx, "t"))
+    run.write_record(new_record(str(CINDERELLA), "0" * 64, ctx, "t"))
     execute(run, ctx, {"path": str(CINDERELLA)}, "t")
     return out
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.output.hierarchy import Hierarchy, check_tree
@@ -29,8 +30,7 @@ def build(tmp_path: Path, text: str, name: str = "doc.md", **cfg) -> dict:
     src.write_text(text, encoding="utf-8")
     out = tmp_path / "out"
     graph = build_graph(store=InMemoryStore(), llm_retry=llm_retry_policy(1, 0.0))
-    ctx = ChunkerSettings(model=scripted(), **{**SMALL, **cfg})
-    ctx.run_registry().out_dir = str(out)
+    ctx = RunContext.of(ChunkerSettings(model=scripted(), **{**SMALL, **cfg}), out_dir=str(out))
     graph.invoke({"path": str(src)}, context=ctx, config={"recursion_limit": 10**9})
     data = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
     check_tree(Hierarchy.model_validate(data))

@@ -7,7 +7,7 @@ from langgraph.graph import END, START, StateGraph
 from langgraph.store.memory import InMemoryStore
 
 from chunker import prompts
-from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from conftest import assert_lossless, scripted
 
@@ -50,12 +50,12 @@ def test_embedded_as_a_subgraph():
     def after(state: Parent) -> dict:
         return {"note": f"tree with root {state['root_id']}"}
 
-    parent = (StateGraph(Parent, context_schema=ChunkerSettings)
+    parent = (StateGraph(Parent, context_schema=RunContext)
               .add_node("chunk", chunker_graph).add_node("after", after)
               .add_edge(START, "chunk").add_edge("chunk", "after").add_edge("after", END)
               .compile(store=InMemoryStore()))
-    out = parent.invoke({"text": TEXT}, context=ChunkerSettings(model=scripted(), min_chunk_tokens=60,
-                                                                 max_chunk_tokens=200),
+    out = parent.invoke({"text": TEXT}, context=RunContext(model=scripted(), min_chunk_tokens=60,
+                                                            max_chunk_tokens=200),
                         config={"recursion_limit": 10**6})
     assert out["note"].startswith("tree with root L")
     assert_lossless(out["tree"], TEXT)

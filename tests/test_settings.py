@@ -97,7 +97,7 @@ def test_every_section_field_has_one_flat_name_in_run_json_order():
     assert sorted(paths) == sorted(FLAT_KEYS.values())
     cfg = ChunkerSettings(model="scripted")
     # model_tasks took extractive_summaries' place (7be7e6c); run_dir, the run's folder, is no
-    # setting now (RunRegistry.out_dir; hierarchy.json never listed it); every other name kept its own
+    # setting now (RunResources.out_dir; hierarchy.json never listed it); every other name kept its own
     assert tuple(cfg.flat_dict()) == (*(TODAY.get(n, n) for n in ROUND_2_ORDER if n != "run_dir"),
                                       *ROUND_3_ADDED, *ROUND_4_ADDED)
     assert set(FLAT_KEYS) == {TODAY.get(n, n) for n in ROUND_2_CONFIG} | set(ROUND_3_ADDED) | set(ROUND_4_ADDED)
@@ -264,11 +264,11 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):
-    from chunker.runs.runner import settings_from_meta
+    from chunker.runs.record import settings_of
 
-    meta = {"config": {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True,
-                       "run_dir": str(tmp_path)}}  # an older run.json's folder: dropped
-    assert settings_from_meta(meta).llm.model_tasks == ("boundary", "rewrite", "group")
+    config = {**ROUND_2_CONFIG, "model": "local", "extractive_summaries": True,
+              "run_dir": str(tmp_path)}  # an older run.json's folder: dropped
+    assert settings_of(config).llm.model_tasks == ("boundary", "rewrite", "group")
     assert ChunkerSettings(model="local", extractive_summaries=False).llm.model_tasks == (
         "boundary", "rewrite", "summary", "group", "synthesis")
     assert parse_assignments(["extractive_summaries=true"]) == {"extractive_summaries": True}

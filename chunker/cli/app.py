@@ -23,7 +23,7 @@ from chunker.cli.mcp_cmd import mcp_command
 from chunker.cli.site_cmd import serve_command, site_command
 from chunker.cli.update_cmd import resume_document_update, update_command
 from chunker.cli.worker_cmd import worker_command
-from chunker.runs.rundir import RunDir, RunDirError
+from chunker.runs.rundir import RunDir, RunDirError, changed
 from chunker.document.loader import BadInput
 from chunker.llm.errors import ModelUnavailable
 
@@ -69,8 +69,10 @@ def run(
     split_unit: Optional[str] = typer.Option(None, help="sentence | paragraph | word | page (PDFs; "
                                                       "their default)."),
     vision_model: Optional[str] = typer.Option(
-        None, "--vision-model", help="PDFs: a model that reads images (e.g. ollama:qwen2.5vl) gets the "
-                                     "page images of each chunk at rewrite. Default: text only."),
+        None, "--vision-model", help="A model that reads images (e.g. ollama:qwen2.5vl): it describes "
+                                     "each figure's image (kept only when its caption and citing text "
+                                     "support it) and sees a page's image at rewrite where the source "
+                                     "has pages (PDF, scans). Default: text only."),
     embeddings: Optional[str] = typer.Option(
         None, "--embeddings", help="Boundary signal: local (MiniLM in-process), lexical (no model), "
                                    "ollama:NAME (e.g. ollama:all-minilm), or none. Default: local "
@@ -117,7 +119,7 @@ def run(
     its own document and hung under its folder, its table-of-contents section or its group;
     unreadable files are listed as skipped and the run goes on."""
     from chunker.runs import extracted_source
-    from chunker.runs.runner import new_meta
+    from chunker.runs.runner import new_record
     from chunker.config.assign import parse_assignments
     from chunker.persistence.store_url import redact
     from chunker.config.settings import ChunkerSettings
@@ -170,12 +172,12 @@ def run(
     # a database is shared by many runs (of the same document, too): a thread of this run's own
     thread_id = source_hash[:16] + (f"-{uuid.uuid4().hex[:8]}" if store else "")
     source = str(doc.resolve())  # absolute: resume works from any working directory
-    meta = new_meta(source, source_hash, ctx, thread_id, store=redact(store) if store else None)
+    record = new_record(source, source_hash, ctx, thread_id, store=redact(store) if store else None)
     if src.writes_source:  # the graph reads the extracted OUT/source.md
         source, _ = extracted_source.start(run_dir, src)
-        meta.update(source=source, **extracted_source.meta_fields(src))
+        record = changed(record, source=source, **extracted_source.record_fields(src))
     extracted_source.announce(ctx, src)
-    run_dir.write_meta(meta)
+    run_dir.write_record(record)
     values = _run_graph(run_dir, ctx, {"path": source}, thread_id, quiet, as_json)
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
@@ -197,7 +199,8 @@ def resume(
 ) -> None:
     """Continue an interrupted run from its last checkpoint (at most the calls in flight are redone)."""
     from chunker.runs import extracted_source
-    from chunker.runs.runner import check_source, settings_from_meta, with_concurrency
+    from chunker.runs.record import CorpusRun
+    from chunker.runs.runner import check_source
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
@@ -208,29 +211,29 @@ def resume(
         status = run_dir.status()
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker run to resume")
-        meta = run_dir.read_meta()
-        run_dir.check_store(meta)
-        if meta.get("update"):  # an interrupted `chunker update`
-            if meta.get("kind") == "corpus":
+        record = run_dir.read_record()
+        run_dir.check_store(record)
+        if record.update is not None:  # an interrupted `chunker update`
+            if isinstance(record, CorpusRun):
                 from chunker.cli.corpus_update_cmd import update_corpus
 
-                return update_corpus(run_dir, meta, {}, moved_to=source, dry_run=False, quiet=quiet,
+                return update_corpus(run_dir, record, {}, moved_to=source, dry_run=False, quiet=quiet,
                                      as_json=as_json, started=started)
-            return resume_document_update(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
+            return resume_document_update(run_dir, record, moved_to=source, quiet=quiet, as_json=as_json)
         if status == "finished":
             if not quiet:
                 err.print(f"{run_dir.path} is already finished; nothing to do")
             return
         if max_concurrency is not None:  # how fast, not what: run.json's settings say it from now on
             run_dir.acquire_lock()  # never rewrite the run.json of a run another process works on
-            meta = run_dir.update_meta(**with_concurrency(meta, max_concurrency))
-        if meta.get("kind") == "corpus":
-            return resume_corpus(run_dir, meta, moved_to=source, quiet=quiet, as_json=as_json)
-        ctx = settings_from_meta(meta)
-        if extracted_source.original_of(meta) is not None:
-            extracted_source.prepare_resume(run_dir, meta, source, ctx)
+            record = run_dir.update_record(**record.with_concurrency(max_concurrency))
+        if isinstance(record, CorpusRun):
+            return resume_corpus(run_dir, record, moved_to=source, quiet=quiet, as_json=as_json)
+        ctx = record.to_settings()
+        if record.extracted:
+            extracted_source.prepare_resume(run_dir, record, source, ctx)
             source = None  # names the original, checked above; check_source checks source.md
-        check_source(run_dir, meta, source, ctx)
+        check_source(run_dir, record, source, ctx)
         preflight(ctx.llm)
         if ctx.llm.vision_model:
             preflight(with_model(ctx.llm, ctx.llm.vision_model))
@@ -238,7 +241,7 @@ def resume(
         run_dir.acquire_lock()
     except (ModelUnavailable, RunDirError, BadInput, ValueError, TypeError, KeyError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    values = _run_graph(run_dir, ctx, None, meta["thread_id"], quiet, as_json)
+    values = _run_graph(run_dir, ctx, None, record.thread_id, quiet, as_json)
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 

@@ -57,8 +57,8 @@ def _ask_log(output_dir: Path, store: str | None) -> str | None:
     from chunker.runs.rundir import RunDir
 
     run = RunDir(output_dir, store_url=store)
-    meta = run.read_meta() if run.meta_file.exists() else {}
-    return run.calls_target(f"{meta.get('corpus_key') or meta.get('thread_id') or run.path}/ask")
+    record = run.read_record() if run.meta_file.exists() else None
+    return run.calls_target(f"{record.log_key if record else run.path}/ask")
 
 
 def ask_command(

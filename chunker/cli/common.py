@@ -53,7 +53,7 @@ def run_exits(run: "RunDir", usage: tuple[type[BaseException], ...]) -> Iterator
 
 
 def report(run: "RunDir", ctx: "ChunkerSettings", stats: dict[str, int], started: float, quiet: bool,
-           as_json: bool, skipped: list[dict] | None = None) -> None:
+           as_json: bool, skipped: list | None = None) -> None:
     """The stats table (or JSON), its advice, and where the tree is."""
     from chunker.cli.progress import advice, print_stats
 

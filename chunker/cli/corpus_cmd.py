@@ -20,7 +20,7 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
                  workers: int | None = None) -> None:
     from chunker.config.settings import ChunkerSettings
     from chunker.corpus.discover import CorpusError, discover
-    from chunker.corpus.runner import corpus_meta
+    from chunker.corpus.runner import corpus_record
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight, with_model
 
@@ -46,20 +46,19 @@ def start_corpus(paths: list[Path], model: str, settings: dict, run_dir: RunDir,
         raise fail(str(exc), EXIT_USAGE)
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    meta = corpus_meta(discovery, ctx, settings, paths=paths, out_dir=run_dir.path, store=run_dir.store_url)
-    run_dir.write_meta(meta)
+    record = corpus_record(discovery, ctx, settings, paths=paths, store=run_dir.store_url)
+    run_dir.write_record(record)
     if workers is not None:  # the documents go to the queue; workers take them
         from chunker.cli.worker_cmd import queue_corpus
 
         run_dir.release_lock()  # the last worker writes the tree
-        return queue_corpus(run_dir, meta, workers, started=started, quiet=quiet, as_json=as_json)
+        return queue_corpus(run_dir, record, workers, started=started, quiet=quiet, as_json=as_json)
     _execute(run_dir, ctx, started, quiet, as_json)
 
 
-def resume_corpus(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: bool, as_json: bool) -> None:
+def resume_corpus(run_dir: RunDir, record, *, moved_to: Path | None, quiet: bool, as_json: bool) -> None:
     """Continue the corpus; `moved_to`: where its root folder is now (each file is found at
     its recorded place under it, and must still hold the content it was found with)."""
-    from chunker.config.settings import ChunkerSettings
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
 
@@ -68,8 +67,8 @@ def resume_corpus(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: 
         if moved_to is not None:
             if not moved_to.is_dir():
                 raise RunDirError(f"{moved_to} is not a folder: --source names the corpus's root now")
-            meta = relocate(run_dir, meta, moved_to.resolve())
-        ctx = ChunkerSettings(model=meta["model"], **meta["settings"])
+            record = relocate(run_dir, record, moved_to.resolve())
+        ctx = record.to_settings()
         preflight(ctx.llm)
         preflight_embeddings(ctx.embedding.provider)
         run_dir.acquire_lock()
@@ -78,10 +77,10 @@ def resume_corpus(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: 
     _execute(run_dir, ctx, started, quiet, as_json)
 
 
-def relocate(run_dir: RunDir, meta: dict, root: Path) -> dict:
+def relocate(run_dir: RunDir, record, root: Path):
     """run.json with the corpus's root, and every document's path, under `root`."""
-    documents = [{**d, "path": str(root / d["rel"])} for d in meta["documents"]]
-    return run_dir.update_meta(root=str(root), documents=documents)
+    documents = [d.model_copy(update={"path": root / d.rel}) for d in record.documents]
+    return run_dir.update_record(root=str(root), documents=documents)
 
 
 def _execute(run_dir: RunDir, ctx, started: float, quiet: bool, as_json: bool) -> None:

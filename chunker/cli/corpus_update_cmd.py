@@ -10,51 +10,50 @@ from chunker.llm.errors import ModelUnavailable
 from chunker.runs.rundir import RunDir, RunDirError
 
 
-def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path | None, dry_run: bool,
+def update_corpus(run_dir: RunDir, record, changes: dict, *, moved_to: Path | None, dry_run: bool,
                   quiet: bool, as_json: bool, started: float) -> None:
     from chunker.config.settings import ChunkerSettings
     from chunker.corpus.discover import CorpusError
-    from chunker.corpus.runner import Generation, corpus_meta
+    from chunker.corpus.runner import Generation, corpus_record
     from chunker.corpus.update import deleted_nodes, plan_corpus
     from chunker.embeddings import preflight_embeddings
     from chunker.llm.registry import preflight
-    from chunker.output.hierarchy import Hierarchy
-    from chunker.runs.runner import now
+    from chunker.output.hierarchy import Hierarchy, UpdateRecord
+    from chunker.runs.record import CorpusUpdate, now
+    from chunker.runs.rundir import changed
 
-    running = meta.get("update")
+    running = record.update
     try:
         if running and (changes or dry_run):
             raise RunDirError(f"{run_dir.path} holds an unfinished update: continue it with "
                               f"`chunker resume {run_dir.path}` first")
         tree = Hierarchy.model_validate_json((run_dir.path / "hierarchy.json").read_bytes())
         names = {n.id: n.filename for n in tree.nodes if n.filename}
-        updates = [u.model_dump() for u in tree.meta.updates or []]
+        updates = list(tree.meta.updates or [])
         if running:  # hierarchy.json may be the new tree already: its names are the same, not its updates
-            generation = Generation(run=run_dir, meta=running["corpus"], previous=running["previous"],
-                                    names=names, updates=running["updates"])
-            ctx = ChunkerSettings(model=generation.meta["model"], **generation.meta["settings"])
+            generation = Generation(run=run_dir, record=running.corpus, previous=running.previous,
+                                    names=names, updates=[UpdateRecord.model_validate(u) for u in running.updates])
+            ctx = generation.record.to_settings()
         else:
-            settings = {**meta["settings"], **{k: v for k, v in changes.items() if k != "model"}}
-            ctx = ChunkerSettings(model=changes.get("model", meta["model"]), **settings)
-            plan = plan_corpus(meta, tree, ctx, out_dir=run_dir.path, moved_to=moved_to)
+            settings = {**record.settings, **{k: v for k, v in changes.items() if k != "model"}}
+            ctx = ChunkerSettings(model=changes.get("model", record.model), **settings)
+            plan = plan_corpus(record, tree, ctx, out_dir=run_dir.path, moved_to=moved_to)
             if not plan.changed and not dry_run and (changes or moved_to is not None):
                 # what shapes nothing built, and where the corpus is now, are kept for later runs;
                 # the tree's files stay as they are
                 from chunker.cli.corpus_cmd import relocate
 
                 if moved_to is not None:
-                    meta = relocate(run_dir, meta, moved_to.resolve())
-                    run_dir.update_meta(paths=[str(p) for p in plan.paths])
-                run_dir.update_meta(settings=settings, model=ctx.llm.model, config=ctx.flat_dict())
+                    record = relocate(run_dir, record, moved_to.resolve())
+                    run_dir.update_record(paths=[str(p) for p in plan.paths])
+                run_dir.update_record(settings=settings, model=ctx.llm.model, config=ctx.flat_dict())
             if dry_run or not plan.changed:
-                return _print_plan(run_dir, meta, tree, plan, ctx, dry_run, quiet, as_json)
-            gen = corpus_meta(plan.discovery, ctx, settings, paths=plan.paths, out_dir=run_dir.path,
-                              include=meta.get("include"), exclude=meta.get("exclude"), units=plan.units,
-                              store=run_dir.store_url)
-            gen["model"] = ctx.llm.model
-            gen.update(stale=plan.stale, deleted=len(plan.deleted), changes=plan.as_dict(),
-                       deleted_nodes=deleted_nodes(tree, plan.deleted))
-            generation = Generation(run=run_dir, meta=gen, previous=meta["corpus_key"], names=names,
+                return _print_plan(run_dir, record, tree, plan, ctx, dry_run, quiet, as_json)
+            gen = corpus_record(plan.discovery, ctx, settings, paths=plan.paths, include=record.include,
+                                exclude=record.exclude, units=plan.units, store=run_dir.store_url)
+            gen = changed(gen, stale=plan.stale, deleted=len(plan.deleted), changes=plan.as_dict(),
+                          deleted_nodes=deleted_nodes(tree, plan.deleted))
+            generation = Generation(run=run_dir, record=gen, previous=record.corpus_key, names=names,
                                     updates=updates)
         preflight(ctx.llm)
         preflight_embeddings(ctx.embedding.provider)
@@ -64,9 +63,9 @@ def update_corpus(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path 
     except (ModelUnavailable, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
     if not running:
-        run_dir.update_meta(update={"status": "running", "previous": generation.previous,
-                                    "corpus": generation.meta, "updates": generation.updates,
-                                    "started_at": now()})
+        run_dir.update_record(update=CorpusUpdate(
+            previous=generation.previous, corpus=generation.record, started_at=now(),
+            updates=[u.model_dump(mode="json") for u in generation.updates]))
     _execute_update(run_dir, ctx, generation, started, quiet, as_json)
 
 
@@ -75,21 +74,22 @@ def _execute_update(run_dir: RunDir, ctx, generation, started: float, quiet: boo
     from chunker.corpus.document_run import DocumentSkipped
     from chunker.corpus.runner import execute_corpus
     from chunker.corpus.update import drop_generation
-    from chunker.runs.runner import now
+    from chunker.runs.record import CorpusUpdateEntry, now
+    from chunker.runs.rundir import changed
 
     with run_exits(run_dir, usage=(BadInput, DocumentSkipped)), \
             CorpusProgress(err, enabled=not quiet and not as_json) as progress:
         result = execute_corpus(run_dir, ctx, progress.on_event, generation)
         drop_generation(run_dir, ctx, generation)
-        old = run_dir.read_meta()
-        done = {**generation.meta, "updates": [*(old.get("updates") or []), {
-            "at": now(), "previous": generation.previous, "changes": generation.meta.get("changes")}]}
-        run_dir.write_meta(done)  # the update's corpus is the run's now
+        old = run_dir.read_record()
+        this = CorpusUpdateEntry(at=now(), previous=generation.previous, changes=generation.record.changes)
+        # the update's corpus is the run's now
+        run_dir.write_record(changed(generation.record, updates=[*old.updates, this]))
     report(run_dir, ctx, result.stats, started, quiet, as_json, skipped=result.skipped)
 
 
-def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, quiet: bool, as_json: bool) -> None:
-    docs = _document_plans(run_dir, meta, plan, ctx) if dry_run and plan.changed else {}
+def _print_plan(run_dir: RunDir, record, tree, plan, ctx, dry_run: bool, quiet: bool, as_json: bool) -> None:
+    docs = _document_plans(run_dir, record, plan, ctx) if dry_run and plan.changed else {}
     from chunker.cli.update_cmd import plan_console
     from chunker.update.document import text_calls
 
@@ -104,7 +104,7 @@ def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, qui
     if out is None:
         return
     if not plan.changed:
-        out.print(f"{run_dir.path} is up to date with {meta['root']}: nothing to do")
+        out.print(f"{run_dir.path} is up to date with {record.root}: nothing to do")
         return
     for label, items in (("added", plan.added), ("deleted", plan.deleted), ("edited", plan.edited),
                          ("moved", [f"{a} -> {b}" for a, b in plan.moved])):
@@ -124,7 +124,7 @@ def _print_plan(run_dir: RunDir, meta: dict, tree, plan, ctx, dry_run: bool, qui
         out.print("nothing written (--dry-run)")
 
 
-def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
+def _document_plans(run_dir: RunDir, record, plan, ctx) -> dict[str, dict]:
     """Each edited (or stale) document's own plan, from its old record and its new text."""
     import hashlib
 
@@ -139,11 +139,11 @@ def _document_plans(run_dir: RunDir, meta: dict, plan, ctx) -> dict[str, dict]:
 
     out = {}
     with persistent_graph(run_dir, ctx) as graph:
-        cs = CorpusStore(graph.store, meta["corpus_key"])
+        cs = CorpusStore(graph.store, record.corpus_key)
         for unit in plan.units:
             if unit.reuse != "update":
                 continue
-            doc_ctx = document_settings(unit, meta["settings"], ctx.llm.model)
+            doc_ctx = document_settings(unit, record.settings, ctx.llm.model)
             old = cs.document(unit.key)
             reader = reader_for(unit.kind)
             if reader.extracted:  # the extraction the document's thread will read

@@ -43,16 +43,16 @@ def _stored_nodes(run: RunDir, prefix: str = "chunker.%.nodes") -> int:
         conn.close()
 
 
-def _queue(run: RunDir, meta: dict) -> dict:
+def _queue(run: RunDir, corpus_key: str) -> dict:
     """A corpus in the database: its documents' jobs by state, and the failed ones' errors."""
     from chunker.corpus.queue import queue_status
     from chunker.persistence.store_url import connect
 
     with connect(run.store_url) as conn:
         queued = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()[0]
-        s = queue_status(conn, meta["corpus_key"]) if queued else None
+        s = queue_status(conn, corpus_key) if queued else None
         rows = conn.execute("SELECT value FROM store WHERE prefix = %s ORDER BY key",
-                            (f"corpus.{meta['corpus_key']}.failed",)).fetchall()
+                            (f"corpus.{corpus_key}.failed",)).fetchall()
     out: dict = {"failed": [r[0] for r in rows]}
     if s is not None:
         out["queue"] = {"queued": s.queued, "running": s.running, "done": s.done, "failed": s.failed}
@@ -91,16 +91,18 @@ def inspect_command(
     as_json: bool = typer.Option(False, "--json", help="Machine-readable output."),
 ) -> None:
     """Show whether a run is finished, its tree outline and stats, or its LLM calls."""
+    from chunker.runs.record import CorpusRun
+
     console = Console()
     run = RunDir(output_dir, store_url=checked_store(store))
     status = run.status()
-    meta = run.read_meta() if run.meta_file.exists() else {}
     try:
-        if meta:
-            run.check_store(meta) if store else None
+        record = run.read_record() if run.meta_file.exists() else None
+        if record is not None and store:
+            run.check_store(record)
     except RunDirError as exc:
         raise fail(str(exc), EXIT_USAGE)
-    log = run.calls_target(meta.get("corpus_key") or meta.get("thread_id") or "")
+    log = run.calls_target(record.log_key if record else "")
     if call:
         rows = [r for r in read_calls(log) if r["id"] == call]
         if not rows:
@@ -128,27 +130,27 @@ def inspect_command(
                           f"{r['prompt_tokens']:>6}+{r['completion_tokens']:<5} {response}{rejected}",
                           markup=False, highlight=False)
         return
-    info = {"path": str(run.path), "status": status, "model": meta.get("model"), "store": meta.get("store"),
-            "source": meta.get("source"), "started_at": meta.get("started_at"),
-            "finished_at": meta.get("finished_at"),
+    info = {"path": str(run.path), "status": status, "model": record and record.model,
+            "store": record and record.store, "source": record and getattr(record, "source", None),
+            "started_at": record and record.started_at, "finished_at": record and record.finished_at,
             # OUT's own store; a database holds many runs', so no such count is this run's
             "stored_nodes": _stored_nodes(run) if run.store_url is None else None}
-    if meta.get("kind") == "corpus":  # a corpus: how far its documents are
-        info.update(source=meta.get("root"), documents=len(meta.get("documents", [])),
-                    documents_done=_stored_nodes(run, f"corpus.{meta.get('corpus_key', '%')}.documents"),
-                    skipped=len(meta.get("skipped", [])))
+    if isinstance(record, CorpusRun):  # a corpus: how far its documents are
+        info.update(source=record.root, documents=len(record.documents),
+                    documents_done=_stored_nodes(run, f"corpus.{record.corpus_key}.documents"),
+                    skipped=len(record.skipped))
         if run.store_url is not None:
-            info.update(_queue(run, meta))
-    if meta.get("update"):  # an update started and not finished: the tree shown is the old one
-        info["update"] = {"status": "unfinished", "started_at": meta["update"].get("started_at"),
+            info.update(_queue(run, record.corpus_key))
+    if record is not None and record.update is not None:  # an update started and not finished: the tree shown is the old one
+        info["update"] = {"status": "unfinished", "started_at": record.update.started_at,
                           "resume": f"chunker resume {run.path}"}
-    if meta.get("updates"):
-        info["updates"] = len(meta["updates"])
+    if record is not None and record.updates:
+        info["updates"] = len(record.updates)
     hierarchy = None
     if status == "finished":
         hierarchy = json.loads((run.path / "hierarchy.json").read_text(encoding="utf-8"))
     if as_json:
-        info["stats"] = (hierarchy or {}).get("meta", {}).get("stats") or meta.get("stats")
+        info["stats"] = (hierarchy or {}).get("meta", {}).get("stats") or (record.stats if record else None)
         print(json.dumps(info, sort_keys=True))
         return
     console.print(f"[bold]{run.path}[/]: " + STATUS_TEXT[status].format(path=run.path))
@@ -158,8 +160,8 @@ def inspect_command(
             console.print(f"  {key}: {info[key]}", highlight=False)
     for failed in info.get("failed", []):
         console.print(f"  [red]failed[/] {failed['rel']}: {failed['reason']}", highlight=False)
-    if meta.get("store") and run.store_url is None:
-        console.print(f"  its checkpoints and calls are in {meta['store']}: pass --store URL to see them")
+    if record is not None and record.store and run.store_url is None:
+        console.print(f"  its checkpoints and calls are in {record.store}: pass --store URL to see them")
     if info.get("update"):
         console.print(f"  [yellow]an update was interrupted[/] (started {info['update']['started_at']}); "
                       f"the tree below is the one before it: continue with `chunker resume {run.path}`")
@@ -167,6 +169,6 @@ def inspect_command(
         from chunker.cli.progress import print_stats  # here: it imports the progress bar too
 
         console.print(_outline(hierarchy, max_children))
-        print_stats(console, hierarchy["meta"]["stats"], meta.get("wall_s"), False)
+        print_stats(console, hierarchy["meta"]["stats"], record.wall_s if record else None, False)
     if status in ("absent", "empty", "foreign"):
         raise typer.Exit(2)

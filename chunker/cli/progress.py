@@ -137,12 +137,12 @@ def stats_rows(stats: dict[str, int], wall_s: float | None) -> list[tuple[str, s
 
 
 def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, as_json: bool,
-                advice_lines: list[str] = (), skipped: list[dict] | None = None) -> None:
+                advice_lines: list[str] = (), skipped: list | None = None) -> None:
     """The table (or JSON); a corpus's `skipped` files are listed with their reasons."""
     if as_json:
         out = {"stats": stats, "wall_s": wall_s, "advice": list(advice_lines)}
         if skipped is not None:
-            out["skipped"] = [{"source": s["rel"], "reason": s["reason"]} for s in skipped]
+            out["skipped"] = [{"source": s.rel, "reason": s.reason} for s in skipped]
         print(json.dumps(out, sort_keys=True))
         return
     title = "chunker update" if any(k.startswith("update.") for k in stats) else "chunker run"
@@ -157,7 +157,7 @@ def print_stats(console: Console, stats: dict[str, int], wall_s: float | None, a
         listing.add_column("file")
         listing.add_column("reason")
         for s in skipped:
-            listing.add_row(s["rel"], s["reason"])
+            listing.add_row(s.rel, s.reason)
         console.print(listing)
     for line in advice_lines:
         console.print(f"[yellow]note:[/] {line}", highlight=False)

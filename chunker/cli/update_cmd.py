@@ -61,31 +61,25 @@ def update_command(
         status = run_dir.status()
         if status in ("absent", "empty", "foreign"):
             raise RunDirError(f"{run_dir.path} holds no chunker tree to update")
-        meta = run_dir.read_meta()
-        run_dir.check_store(meta)
-        if status == "unfinished" and not meta.get("update"):
+        record = run_dir.read_record()
+        run_dir.check_store(record)
+        if status == "unfinished" and record.update is None:
             raise RunDirError(f"{run_dir.path} holds an unfinished run: finish it first with "
                               f"`chunker resume {run_dir.path}`")
     except (ValueError, TypeError, RunDirError) as exc:
         raise fail(str(exc), EXIT_USAGE)
-    if meta.get("kind") == "corpus":
+    from chunker.runs.record import CorpusRun
+
+    if isinstance(record, CorpusRun):
         from chunker.cli.corpus_update_cmd import update_corpus
 
-        return update_corpus(run_dir, meta, changes, moved_to=source, dry_run=dry_run, quiet=quiet,
+        return update_corpus(run_dir, record, changes, moved_to=source, dry_run=dry_run, quiet=quiet,
                              as_json=as_json, started=started)
-    return update_document(run_dir, meta, changes, moved_to=source, dry_run=dry_run, quiet=quiet,
+    return update_document(run_dir, record, changes, moved_to=source, dry_run=dry_run, quiet=quiet,
                            as_json=as_json, started=started)
 
 
-def settings_for_update(meta: dict, changes: dict, config: dict | None = None):
-    """The settings the update runs with: the tree's own, with `changes` applied."""
-    from chunker.runs.runner import settings_from_meta
-
-    old = settings_from_meta({"config": config or meta["config"]})
-    return old.with_(**changes) if changes else old
-
-
-def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Path | None, dry_run: bool,
+def update_document(run_dir: RunDir, record, changes: dict, *, moved_to: Path | None, dry_run: bool,
                     quiet: bool, as_json: bool, started: float) -> None:
     from chunker.cli.progress import RunProgress
     from chunker.document.loader import read_document
@@ -96,17 +90,18 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
     from chunker.readers.source import EXTRACTED_SETTING, Source, read_settings, reader_of
     from chunker.readers.source_map import SOURCE_FILE
     from chunker.runs import extracted_source
+    from chunker.runs.record import settings_of
     from chunker.runs.update_run import execute_document_update, start_document_update
     from chunker.update.document import plan_document
 
     try:
-        running = meta.get("update")
+        running = record.update
         if running and changes:
             raise RunDirError(f"{run_dir.path} holds an unfinished update: continue it with "
                               f"`chunker resume {run_dir.path}` before changing settings")
-        original = extracted_source.original_of(meta)
-        extracted_run = original is not None  # the tree is built on an extraction of `original`
-        recorded = running["source"] if running and not extracted_run else (original if extracted_run else meta["source"])
+        extracted_run = record.extracted  # the tree is built on an extraction of `original`
+        recorded = running.source if running and not extracted_run else (
+            record.original if extracted_run else record.source)
         path = Path(moved_to or recorded)
         if not path.is_file():
             raise BadInput(f"no such file: {path}" + ("" if moved_to else
@@ -117,22 +112,24 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
                            f"start a new run with `chunker run {path} -o {run_dir.path} --force`")
         if extracted_run:  # the tree is built on the extracted text, extracted again here
             changes = {**changes, EXTRACTED_SETTING: str(path.resolve())}
-        ctx = settings_for_update(meta, changes, running["config"] if running else None)
+        # the tree's own settings (or the unfinished update's), with `changes` applied
+        ctx = settings_of(running.config if running else record.config)
+        ctx = ctx.with_(**changes) if changes else ctx
         extracted = None
         if extracted_run and not running:
             extracted = Source.open(path, read_settings(ctx), reader)
         if extracted is not None:
             text = extracted.text
         elif extracted_run:  # an unfinished update reads the extraction it started with
-            text = read_document(running["source"], encoding="utf-8", max_bytes=ctx.input.max_bytes)
+            text = read_document(running.source, encoding="utf-8", max_bytes=ctx.input.max_bytes)
         else:
             text = read_document(path, encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
         sha = hashlib.sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
-        if running and sha != running["source_sha256"]:
+        if running and sha != running.source_sha256:
             raise RunDirError(f"{path} changed again during the unfinished update; continue it with "
                               f"`chunker resume {run_dir.path}` first")
         if running and moved_to is not None and not extracted_run:  # the unfinished update reads it there now
-            run_dir.update_meta(update={**running, "source": str(path.resolve())})
+            run_dir.update_record(update=running.model_copy(update={"source": str(path.resolve())}))
         plan = None
         if not running:
             tree = Hierarchy.model_validate_json((run_dir.path / "hierarchy.json").read_bytes())
@@ -142,8 +139,9 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
             if plan.mode == "unchanged" and not dry_run and (changes or moved_to is not None):
                 # what shapes nothing built, and where the source is now, are kept for later runs;
                 # the tree's files stay as they are
-                run_dir.update_meta(config=ctx.flat_dict(), model=ctx.llm.model,
-                                    **({"original": str(path.resolve())} if extracted_run else {"source": str(path.resolve())}))
+                run_dir.update_record(config=ctx.flat_dict(), model=ctx.llm.model,
+                                      **({"original": str(path.resolve())} if extracted_run
+                                         else {"source": str(path.resolve())}))
             if dry_run or plan.mode == "unchanged":
                 return _print_plan(run_dir, path, plan, tree.meta.stats.get("calls.total", 0), dry_run, as_json, quiet)
         elif dry_run:
@@ -165,17 +163,17 @@ def update_document(run_dir: RunDir, meta: dict, changes: dict, *, moved_to: Pat
             source, extra = str(path.resolve()), {}
             if extracted is not None:  # the graph reads the new extraction, OUT/source.md
                 source, _ = extracted_source.start(run_dir, extracted)
-                extra = extracted_source.meta_fields(extracted)
-            start_document_update(run_dir, meta, ctx, source=source, sha256=sha,
+                extra = extracted_source.record_fields(extracted)
+            start_document_update(run_dir, record, ctx, source=source, sha256=sha,
                                   index=plan.index, mode=plan.mode, extra=extra)
         values = execute_document_update(run_dir, ctx, progress.on_event)
     report(run_dir, ctx, values.get("stats", {}), started, quiet, as_json)
 
 
-def resume_document_update(run_dir: RunDir, meta: dict, *, moved_to: Path | None, quiet: bool,
+def resume_document_update(run_dir: RunDir, record, *, moved_to: Path | None, quiet: bool,
                            as_json: bool) -> None:
     """`chunker resume OUT` on an interrupted update (`moved_to`: where its source is now)."""
-    update_document(run_dir, meta, {}, moved_to=moved_to, dry_run=False, quiet=quiet, as_json=as_json,
+    update_document(run_dir, record, {}, moved_to=moved_to, dry_run=False, quiet=quiet, as_json=as_json,
                     started=time.perf_counter())
 
 

@@ -79,7 +79,7 @@ def _lost_database(exc: BaseException) -> bool:
         exc.__cause__ is not None and _lost_database(exc.__cause__))
 
 
-def queue_corpus(run_dir, meta: dict, workers: int, *, started: float, quiet: bool, as_json: bool) -> None:
+def queue_corpus(run_dir, record, workers: int, *, started: float, quiet: bool, as_json: bool) -> None:
     """Queue the corpus's documents; with `workers` > 0, run that many workers here and wait
     for the tree."""
     from chunker.corpus import queue
@@ -87,13 +87,13 @@ def queue_corpus(run_dir, meta: dict, workers: int, *, started: float, quiet: bo
     from chunker.persistence.store_url import redact
 
     url = run_dir.store_url
-    left_out = {s["rel"] for s in meta["skipped"]}
+    left_out = {s.rel for s in record.skipped}
     # the longest first, as a local run orders them: no long chain left to run alone at the end
-    indices = sorted((i for i, d in enumerate(meta["documents"]) if d["rel"] not in left_out),
-                     key=lambda i: -meta["documents"][i]["size"])
+    indices = sorted((i for i, d in enumerate(record.documents) if d.rel not in left_out),
+                     key=lambda i: -record.documents[i].size)
     with open_postgres(url) as pg:
-        queue.save_corpus(pg.store, meta, run_dir.path)
-    queued = queue.enqueue(url, meta, indices)
+        queue.save_corpus(pg.store, record, run_dir.path)
+    queued = queue.enqueue(url, record, indices)
     if workers == 0:
         if not quiet:
             err.print(f"queued {queued} documents of {run_dir.path} in {redact(url)}; start workers with "
@@ -104,21 +104,18 @@ def queue_corpus(run_dir, meta: dict, workers: int, *, started: float, quiet: bo
     procs = [subprocess.Popen([sys.executable, "-m", "chunker.cli.app", "worker", "--exit-when-idle", "-q"],
                               env=env) for _ in range(workers)]
     try:
-        _wait(procs, run_dir, meta["corpus_key"], url, quiet)
+        _wait(procs, run_dir, record.corpus_key, url, quiet)
     except KeyboardInterrupt:
         for p in procs:
             p.terminate()
         raise fail(f"interrupted; the queued documents wait in {redact(url)}: `chunker worker --store URL`",
                    EXIT_FAILED)
-    meta = run_dir.read_meta()
-    if meta.get("status") != "finished":
+    record = run_dir.read_record()
+    if record.status != "finished":
         codes = sorted({p.returncode for p in procs})
         raise fail(f"the workers stopped (exit {codes}) before the corpus finished; see `chunker inspect "
                    f"--store URL {run_dir.path}`, then start `chunker worker --store URL` again", EXIT_FAILED)
-    from chunker.config.settings import ChunkerSettings
-
-    ctx = ChunkerSettings(model=meta["model"], **meta["settings"])
-    report(run_dir, ctx, meta.get("stats", {}), started, quiet, as_json, skipped=meta.get("skipped"))
+    report(run_dir, record.to_settings(), record.stats, started, quiet, as_json, skipped=record.skipped)
 
 
 def _wait(procs, run_dir, corpus_key: str, url: str, quiet: bool) -> None:

@@ -96,7 +96,7 @@ LEGACY_KEYS: dict[str, str] = {"extractive_summaries": "llm.extractive_summaries
 settings before validation (`ChunkerSettings`). Round 2's `extractive_summaries` becomes
 `model_tasks`; round 3's `pdf_source` is `extracted_source` (every extracted format, not
 PDF alone); `run_dir`, the run's folder, is dropped: where a run writes is the
-invocation's (`RunRegistry.out_dir`), not a setting."""
+invocation's (`RunResources.out_dir`), not a setting."""
 
 
 def _unknown(key: str) -> SettingsError:

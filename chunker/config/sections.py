@@ -64,8 +64,11 @@ class LLMSettings(BaseModel):
     run, never what they answer: a tree is the same at every concurrency."""
     vision_model: str | None = None
     """A model that accepts images (an Ollama multimodal model such as `ollama:qwen2.5vl`, or the
-    main model when it does): it receives the PNGs of the pages a PDF chunk spans, in the
-    rewrite call only, to transcribe tables, charts and scanned pages. None: text only."""
+    main model when it does). It describes each figure's image (`describe_figure`: the
+    description is kept only when the figure's caption, alt text and citing sentences support
+    it), and where the source has pages (a PDF, a scan) it receives the PNGs of the pages a
+    chunk spans in the rewrite call, to transcribe tables, charts and scanned pages. None: text
+    only, and no figure has a description."""
     combine_rewrite_and_summary: bool
     """Ask for the summary and slug in the rewrite call (one LLM call per leaf fewer;
     summarize_chunk then only validates them). Profile default: on for medium and large
@@ -268,7 +271,7 @@ class OutputSettings(BaseModel):
 
     return_tree: bool | None = None
     """Put the whole tree in the graph output. None (the default): only when the run has no
-    folder to write it to (served or embedded; `RunRegistry.out_dir` is None)."""
+    folder to write it to (served or embedded; `RunResources.out_dir` is None)."""
     summary_max_chars: int = 400
     """A longer summary is cut at a sentence or word boundary (the model was told 1-2 sentences)."""
     slug_max_length: int = 60

@@ -1,12 +1,14 @@
-"""The run's settings: one frozen pydantic model of sections, the graph's `context_schema`.
+"""The run's settings: one frozen pydantic model of sections.
 
 Every threshold is a named field of one section (config/sections.py). Settings may be
 given flat (`min_chunk_tokens=40`, as run.json and config files spell them), dotted
 (`chunking.min_chunk_tokens`) or nested; see config/keys.py. Validation resolves them
 once: size fields left out (or `None`) take the model profile's value
 (config/profiles.py) and `embeddings: auto` becomes `local` or `lexical`. So every
-`ChunkerSettings` that exists is complete and valid. Where a run writes its files is not
-a setting: it is the invocation's (`RunRegistry.out_dir`, state/run.py).
+`ChunkerSettings` that exists is complete and valid, and a pure value: equal by its fields,
+holding nothing of any one run. Where a run writes its files, its call log and its cap on
+calls in flight are the invocation's, held by its context (`RunContext`, state/run.py), a
+subclass of these settings and the graph's `context_schema`.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ import dataclasses
 import importlib.util
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, PrivateAttr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, ValidationError, model_validator
 
 from chunker.config.errors import SettingsError, one_line
 from chunker.config.keys import FLAT_KEYS, flatten, nest
@@ -26,7 +28,6 @@ from chunker.config.sections import (AggregationSettings, BackgroundSettings, Bo
                                      Strategy, StructureMode, TREE_TASKS)
 from chunker.grounding.policy import GroundingPolicy
 from chunker.knowledge.settings import KnowledgeSettings
-from chunker.state.run import RunRegistry
 
 __all__ = ["AggregationSettings", "BackgroundSettings", "BoundaryMode", "ChunkerSettings",
            "ChunkingSettings", "EmbeddingSettings", "GroundingPolicy", "InputSettings", "KnowledgeSettings",
@@ -78,11 +79,6 @@ class ChunkerSettings(BaseModel):
     knowledge: KnowledgeSettings
     """The knowledge passes over the finished tree: terms, references, links, their checks."""
 
-    # the derived values of this invocation's runs and their folder (state/run.py): held
-    # here because the context is the one object per invocation; not a setting (equal
-    # whatever it holds, and outside the hash)
-    _runs: RunRegistry = PrivateAttr(default_factory=RunRegistry)
-
     def __init__(self, **data: Any) -> None:
         try:
             super().__init__(**data)
@@ -95,7 +91,7 @@ class ChunkerSettings(BaseModel):
         if not isinstance(data, dict):
             return data  # an instance, or a type error for pydantic to report
         flat = flatten(data)
-        flat.pop("run_dir", None)  # the run's folder, no setting now (RunRegistry.out_dir)
+        flat.pop("run_dir", None)  # the run's folder, no setting now (RunResources.out_dir)
         if "pdf_source" in flat:  # round 3's name (run.json, hierarchy.json) for extracted_source
             old = flat.pop("pdf_source")
             flat.setdefault("extracted_source", old)
@@ -143,17 +139,8 @@ class ChunkerSettings(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The flat settings hierarchy.json records: without those that say where a run
         happens rather than what it computes, so the same input and settings give
-        byte-identical trees (the run's folder is no setting at all: `RunRegistry.out_dir`)."""
+        byte-identical trees (the run's folder is no setting at all: `RunResources.out_dir`)."""
         return {k: v for k, v in self.flat_dict().items() if k not in LOCAL_FIELDS}
-
-    def run_registry(self) -> RunRegistry:
-        """The memos of the runs of the invocation these settings are the context of."""
-        return self._runs
-
-    def __deepcopy__(self, memo: dict) -> "ChunkerSettings":
-        # frozen, so a copy could only differ by its run registry, whose locks cannot be
-        # copied and which a copy of the invocation's context must share anyway
-        return self
 
 
 def _legacy_extractive(flat: dict[str, Any]) -> None:

@@ -2,7 +2,7 @@
 its own store namespace, its own settings (its reader's: a PDF's split unit), the corpus's call log.
 
 The document runs today's graph unchanged; it returns its tree instead of writing one
-(`RunRegistry.writes_tree`), and the finished tree is kept in the corpus store, which is
+(`RunResources.writes_tree`), and the finished tree is kept in the corpus store, which is
 what marks the document done. In an update, an unchanged (or moved) file's old record is
 copied, and an edited file's thread runs the graph with its old tree's reuse index. Killed
 halfway, the next run continues the thread from its checkpoint; a worker elsewhere could run the same unit, given the same store. A finished
@@ -12,7 +12,6 @@ document's thread is deleted from the checkpointer: its record in the store is w
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Literal
 
@@ -21,8 +20,11 @@ from chunker.corpus.model import SourceFile
 from chunker.corpus.signals import doc_info
 from chunker.corpus.store import CorpusStore
 from chunker.document.loader import BadInput, decode_document
+from chunker.runs.record import Unit
 from chunker.runs.runner import stream_config
 from chunker.output.hierarchy import Hierarchy
+from chunker.state.run import RunContext
+from chunker.state.slots import CallSlots
 from chunker.state.store import RunStore
 from chunker.update.index import build_index, put_index
 
@@ -34,36 +36,9 @@ class DocumentSkipped(Exception):
     goes on without it. The message is the skip reason ('changed: ...')."""
 
 
-@dataclass(frozen=True)
-class Unit:
-    """A document's unit of work: which file, under which key and thread."""
-
-    rel: str
-    key: str
-    path: Path
-    kind: str
-    sha256: str
-    size: int
-    reuse: Reuse = None
-    """An update: `copy` (the file is unchanged or only moved: its old tree is taken as it
-    is), `update` (edited: its old tree is brought up to date), None (a new file)."""
-
-    @classmethod
-    def of(cls, f: SourceFile, key: str, reuse: Reuse = None) -> "Unit":
-        return cls(rel=f.rel, key=key, path=f.path, kind=f.kind, sha256=f.sha256, size=f.size, reuse=reuse)
-
-    def thread_id(self, corpus_key: str) -> str:
-        return f"{corpus_key}:{self.key}"
-
-    def as_meta(self) -> dict:
-        out = {"rel": self.rel, "key": self.key, "path": str(self.path), "kind": self.kind,
-               "sha256": self.sha256, "size": self.size}
-        return out | ({"reuse": self.reuse} if self.reuse else {})
-
-    @classmethod
-    def from_meta(cls, d: dict) -> "Unit":
-        return cls(rel=d["rel"], key=d["key"], path=Path(d["path"]), kind=d["kind"],
-                   sha256=d["sha256"], size=d["size"], reuse=d.get("reuse"))
+def unit_of(f: SourceFile, key: str, reuse: Reuse = None) -> Unit:
+    """The unit of work of a file found, under `key` (an update's: with what it reuses)."""
+    return Unit(rel=f.rel, key=key, path=f.path, kind=f.kind, sha256=f.sha256, size=f.size, reuse=reuse)
 
 
 def document_key(rel: str, used: set[str]) -> str:
@@ -89,14 +64,14 @@ def document_settings(unit: Unit, settings: dict, model: str) -> ChunkerSettings
 
 def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, out_dir: Path,
                  corpus_key: str, on_event: Callable[[dict], None] | None = None,
-                 previous: CorpusStore | None = None, max_concurrency: int = 1,
+                 previous: CorpusStore | None = None, slots: CallSlots | None = None,
                  calls: str | None = None) -> dict:
     """The document's finished record (its tree, its text's run key, its stats, what it
     says of itself), from the store when an earlier run finished it. An update's unit
     takes its old record from `previous` (the tree being updated) as it is, or brings it
-    up to date (see `chunker/update/`). `max_concurrency` bounds the document's own parallel
-    tasks (its calls share the cap of `ctx.run_registry().slots`); `calls`: the corpus's call
-    log (`RunDir.calls_target`; default: OUT's)."""
+    up to date (see `chunker/update/`). `slots`: the corpus's cap on calls in flight, which
+    also bounds the document's own parallel tasks; `calls`: the corpus's call log
+    (`RunDir.calls_target`; default: OUT's)."""
     done = cs.document(unit.key)
     if done is not None:
         return done
@@ -105,16 +80,17 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
         cs.put_document(unit.key, record)
         return record
     folder = out_dir / ".chunker" / "docs" / unit.key
-    runs = ctx.run_registry()
-    runs.out_dir, runs.calls_dir, runs.writes_tree = str(folder), calls or str(out_dir), False
-    config = stream_config(unit.thread_id(corpus_key), max_concurrency)
+    slots = slots or CallSlots(1)
+    context = RunContext.of(ctx, out_dir=str(folder), calls_dir=calls or str(out_dir), writes_tree=False,
+                            slots=slots)
+    config = stream_config(unit.thread_id(corpus_key), slots.limit)
     graph_input = None if graph.get_state(config).values else _first_input(unit, folder, ctx)
     if graph_input is not None and unit.reuse == "update":
         reuse_key = unit.thread_id(corpus_key)
         put_index(graph.store, reuse_key, document_index(previous.document(unit.key), graph_input, ctx))
         graph_input["reuse_key"] = reuse_key
     # subgraphs=True: the events of the nodes inside the subgraphs (graph/), where they all are
-    for _, event in graph.stream(graph_input, config, context=ctx, stream_mode="custom", durability="sync",
+    for _, event in graph.stream(graph_input, config, context=context, stream_mode="custom", durability="sync",
                                  subgraphs=True):
         if on_event is not None:
             on_event(event)

@@ -1,8 +1,14 @@
-"""Grouping a flat folder's many documents: the model proposes contiguous groups of their
-summaries, with the embedding dips as suggested breaks, exactly as a document's sweeps do
-(the same prompt, the same validity rules, one retry, then the dips decide).
+"""Grouping a flat folder's many documents: the grouping loop a document's sweeps run
+(chunker/aggregation/grouping.py: the same prompt, the same rules, the same retries and
+fallback), over the documents' summaries, with the embedding dips as suggested breaks.
 
-The answer is kept in the corpus store under the node's key, so a resume never asks again.
+The corpus keeps what the graph's checkpoints keep for a document: every answer of the
+model, in the corpus store under its prompt (`group-answers`), so a resume replays the
+answers it has and asks only the call that was in flight; and the groups chosen, under
+the node's key (`groups`), so a resume asks nothing for a finished grouping. An update
+keeps the old groups: the same summaries' grouping as it is, or, when the folder's documents
+changed, the old groups with the change placed into them (`patch_groups`), so that the
+documents that did not change stay in their groups, under the same names.
 """
 
 from __future__ import annotations
@@ -11,15 +17,16 @@ import hashlib
 import json
 from collections.abc import Sequence
 
-from chunker import prompts
-from chunker.aggregation.groups import break_hints, grouping_problem
+from chunker.aggregation.grouping import Groups, choose_groups
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.store import CorpusStore
 from chunker.state.slots import CallSlots
 from chunker.document.prose import clean_line
-from chunker.embeddings import get_embeddings, split_at_dips, summary_dips
+from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
-from chunker.state.schema import add_counts
+
+ANSWERS = "group-answers"
+"""The corpus store's kind for the model's grouping answers, by prompt."""
 
 
 def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequence[str], *,
@@ -52,38 +59,23 @@ def group_items(cfg: ChunkerSettings, cs: CorpusStore, key: str, summaries: Sequ
             cs.put_value("group-of", plain, {"ids": list(ids), "groups": patched, "shaped_by": shaped_by})
             return patched, stats
     agg = cfg.aggregation
-    n = len(summaries)
     lines = [clean_line(s) for s in summaries]
     embeddings = get_embeddings(cfg.embedding.provider) if cfg.embedding.provider else None
-    dips = summary_dips(lines, embeddings) if embeddings is not None else [0.0] * (n - 1)
-    stats: dict[str, int] = {}
-    groups = None
-    if cfg.llm.asks("group"):
-        nudge = ""
-        for attempt in range(2):
-            user = prompts.render("group", items="\n".join(f"[{i}] {s}" for i, s in enumerate(lines)),
-                                  count=n, min_group_size=agg.min_group_size,
-                                  max_group_size=agg.max_group_size,
-                                  hints=break_hints(dips, n, agg.max_group_size), nudge=nudge)
-            result = call_llm(cfg.llm, node="corpus_group", task="group", user=user,
-                              background=background, writer=writer, memo=cs, calls_dir=calls_dir,
-                              slots=slots)
-            stats = add_counts(stats, result.stats)
-            proposed = result.parsed.groups if result.parsed else None
-            problem = grouping_problem(proposed, n, agg.min_group_size)
-            if problem is None and len(proposed) > 1:
-                groups = proposed
-                stats["kept.group"] = 1
-                break
-            problem = problem or "one group of everything does not organise them"
-            nudge = f"\nYour previous grouping was invalid: {problem}."
-            stats["group.invalid"] = stats.get("group.invalid", 0) + 1
-        if groups is None:
-            stats["group.fallback"] = 1
-    else:
-        stats["extracted.group"] = 1
-    if groups is None:
-        groups = split_at_dips(n, dips, agg.min_group_size, agg.max_group_size)
+    dips = summary_dips(lines, embeddings) if embeddings is not None else []
+
+    def ask(prompt: str) -> tuple[Groups | None, dict[str, int]]:
+        memo = hashlib.sha256(f"{background}\x00{prompt}".encode("utf-8", "surrogatepass")).hexdigest()[:32]
+        said = cs.get_value(ANSWERS, memo)
+        if said is None:  # asked once: a resume replays the answer and its counts
+            result = call_llm(cfg.llm, node="corpus_group", task="group", user=prompt, background=background,
+                              writer=writer, memo=cs, calls_dir=calls_dir, slots=slots)
+            said = {"groups": result.parsed.groups if result.parsed else None, "stats": result.stats}
+            cs.put_value(ANSWERS, memo, said)
+        return said["groups"], said["stats"]
+
+    # one group of all would leave a folder of more items than a group may hold as it was
+    groups, stats = choose_groups(lines, dips, agg, ask if cfg.llm.asks("group") else None,
+                                  must_split=len(lines) > agg.max_group_size)
     cs.put_value("groups", key, {"groups": groups, "stats": stats})
     cs.put_value("group-of", plain, {"ids": list(ids), "groups": groups, "shaped_by": shaped_by})
     return groups, stats

@@ -9,7 +9,7 @@ killed mid-document stops beating: once it has been silent for `STALLED_AFTER_S`
 is put back in the queue (`requeue_stalled`) and another worker resumes the document from
 its checkpoint, repeating at most the calls that were in flight.
 
-The corpus itself (run.json's meta and where OUT is) is kept in the store beside the
+The corpus itself (its run.json record and where OUT is) is kept in the store beside the
 documents' records, so a worker on another machine needs only the database's URL.
 """
 
@@ -18,6 +18,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
+
+from chunker.runs.record import CorpusRun, dump
 
 QUEUE = "chunker"
 TASK = "chunker.document"
@@ -59,18 +61,19 @@ def ensure_schema(url: str, app) -> None:
             conn.execute(app.schema_manager.get_schema())
 
 
-def save_corpus(store, meta: dict, out: Path) -> None:
-    store.put(CORPUS_NS, meta["corpus_key"], {"meta": meta, "out": str(out)}, index=False)
+def save_corpus(store, record: CorpusRun, out: Path) -> None:
+    """The corpus's record beside its queue, for workers that have no OUT of their own."""
+    store.put(CORPUS_NS, record.corpus_key, {"meta": dump(record), "out": str(out)}, index=False)
 
 
-def load_corpus(store, corpus_key: str) -> tuple[dict, Path]:
+def load_corpus(store, corpus_key: str) -> tuple[CorpusRun, Path]:
     item = store.get(CORPUS_NS, corpus_key)
     if item is None:
         raise LookupError(f"no corpus {corpus_key} in the store")
-    return item.value["meta"], Path(item.value["out"])
+    return CorpusRun.model_validate(item.value["meta"]), Path(item.value["out"])
 
 
-def enqueue(url: str, meta: dict, indices: list[int]) -> int:
+def enqueue(url: str, record: CorpusRun, indices: list[int]) -> int:
     """Queue the documents at `indices`; returns how many were new to the queue."""
     from procrastinate.exceptions import AlreadyEnqueued
 
@@ -80,10 +83,10 @@ def enqueue(url: str, meta: dict, indices: list[int]) -> int:
     with app.open():
         task = app.tasks[TASK]
         for i in indices:
-            unit = meta["documents"][i]
+            unit = record.documents[i]
             try:
-                task.configure(queueing_lock=f"{meta['corpus_key']}:{unit['key']}").defer(
-                    corpus_key=meta["corpus_key"], index=i)
+                task.configure(queueing_lock=f"{record.corpus_key}:{unit.key}").defer(
+                    corpus_key=record.corpus_key, index=i)
                 queued += 1
             except AlreadyEnqueued:
                 pass  # waiting in the queue already

@@ -12,7 +12,7 @@
 A changed setting or prompt that shapes what the documents hold makes every document
 `edited` (its update then redoes what the setting shapes).
 
-The new run is a *generation*: its run.json description lives under `update.corpus` while it
+The new run is a *generation*: its record lives under run.json's `update.corpus` while it
 runs, under a new corpus key, so the finished tree stays whole and readable until the new
 one replaces it; syntheses of folders whose children are unchanged are taken from the old
 generation (`UpperBuilder.previous`).
@@ -25,13 +25,14 @@ from pathlib import Path
 
 from chunker.config.settings import ChunkerSettings
 from chunker.corpus.discover import discover
-from chunker.corpus.document_run import Unit, document_key
+from chunker.corpus.document_run import document_key, unit_of
 from chunker.corpus.model import Discovery
 from chunker.corpus.signals import find_toc, toc_sha256
 from chunker.corpus.store import CorpusStore
 from chunker.output.hierarchy import Hierarchy, UpdateRecord
+from chunker.runs.record import CorpusRun, Unit, now
 from chunker.runs.rundir import RunDir
-from chunker.runs.runner import now, persistent_graph
+from chunker.runs.runner import persistent_graph
 from chunker.update.cleanup import drop_namespaces
 from chunker.update.index import NAMESPACE
 from chunker.update.signature import stale as stale_shapes
@@ -63,19 +64,18 @@ class CorpusPlan:
                 "unchanged": len(self.unchanged), "stale": self.stale, "toc": self.toc}
 
 
-def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: Path,
+def plan_corpus(record: CorpusRun, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: Path,
                 moved_to: Path | None = None) -> CorpusPlan:
     """What changed since the tree was built, and the units of the run that updates it."""
-    paths = [Path(p) for p in meta["paths"]]
+    paths = [Path(p) for p in record.paths]
     if moved_to is not None:  # the corpus's root moved: its paths move with it
-        old_root = Path(meta["root"])
+        old_root = Path(record.root)
         paths = [moved_to / Path(p).relative_to(old_root) if Path(p).is_relative_to(old_root) else moved_to
                  for p in paths]
-    discovery = discover(paths, out_dir=out_dir, include=meta.get("include") or [],
-                         exclude=meta.get("exclude") or [], encoding=ctx.input.encoding,
-                         max_bytes=ctx.input.max_bytes)
+    discovery = discover(paths, out_dir=out_dir, include=record.include, exclude=record.exclude,
+                         encoding=ctx.input.encoding, max_bytes=ctx.input.max_bytes)
     stale = {k: v for k, v in stale_shapes(tree.meta.config, tree.meta.signature, ctx.public_dict()).items() if v}
-    old = {d["rel"]: d for d in meta["documents"]}
+    old = {d.rel: d for d in record.documents}
     done = {d.source: d.sha256 for d in tree.meta.corpus.documents}
     old = {rel: d for rel, d in old.items() if rel in done}  # files the tree holds (not skipped)
     found = {f.rel: f for f in discovery.files}
@@ -83,36 +83,36 @@ def plan_corpus(meta: dict, tree: Hierarchy, ctx: ChunkerSettings, *, out_dir: P
     gone = [rel for rel in old if rel not in found]
     by_hash: dict[str, list[str]] = {}
     for rel in gone:
-        by_hash.setdefault(old[rel]["sha256"], []).append(rel)
-    used = {d["key"] for d in old.values()}
+        by_hash.setdefault(old[rel].sha256, []).append(rel)
+    used = {d.key for d in old.values()}
     toc = find_toc(discovery.root, [f.rel for f in discovery.files])
     for f in discovery.files:
         if toc is not None and f.rel == toc.source:  # the table of contents is no document
             continue
         before = old.get(f.rel)
         if before is not None:
-            same = before["sha256"] == f.sha256
+            same = before.sha256 == f.sha256
             (plan.unchanged if same and not stale else plan.edited).append(f.rel)
-            plan.units.append(Unit.of(f, before["key"], "copy" if same and not stale else "update"))
+            plan.units.append(unit_of(f, before.key, "copy" if same and not stale else "update"))
         elif by_hash.get(f.sha256):
             was = by_hash[f.sha256].pop(0)
             plan.moved.append((was, f.rel))
-            plan.units.append(Unit.of(f, old[was]["key"], "update" if stale else "copy"))
+            plan.units.append(unit_of(f, old[was].key, "update" if stale else "copy"))
         else:
             plan.added.append(f.rel)
-            plan.units.append(Unit.of(f, document_key(f.rel, used)))
+            plan.units.append(unit_of(f, document_key(f.rel, used)))
     moved_from = {a for a, _ in plan.moved}
     plan.deleted = [rel for rel in gone if rel not in moved_from]
-    plan.toc = _toc_change(meta, discovery)
+    plan.toc = _toc_change(record, discovery)
     return plan
 
 
-def _toc_change(meta: dict, discovery: Discovery) -> str | None:
+def _toc_change(record: CorpusRun, discovery: Discovery) -> str | None:
     toc = find_toc(discovery.root, [f.rel for f in discovery.files])
     source = toc.source if toc else None
-    if source != meta.get("toc"):
-        return f"table of contents: {meta.get('toc') or 'none'} -> {source or 'none'}"
-    if source and meta.get("toc_sha256") and toc_sha256(discovery.root, source) != meta["toc_sha256"]:
+    if source != record.toc:
+        return f"table of contents: {record.toc or 'none'} -> {source or 'none'}"
+    if source and record.toc_sha256 and toc_sha256(discovery.root, source) != record.toc_sha256:
         return f"table of contents {source} edited"
     return None
 
@@ -129,8 +129,8 @@ def corpus_update_records(generation, units: list[Unit], records: dict[str, dict
                 leaves = sum(1 for n in tree["nodes"] if not n["children"])
                 counts["new"]["leaves"] = counts["new"].get("leaves", 0) + leaves
                 counts["new"]["blocks"] = counts["new"].get("blocks", 0) + len(tree["nodes"]) - leaves
-    counts["removed"]["documents"] = generation.meta.get("deleted", 0)
-    for kind, n in (generation.meta.get("deleted_nodes") or {}).items():
+    counts["removed"]["documents"] = generation.record.deleted
+    for kind, n in generation.record.deleted_nodes.items():
         counts["removed"][kind] = counts["removed"].get(kind, 0) + n
     for status in counts:
         for kind in ("leaves", "blocks", "folders"):
@@ -140,8 +140,8 @@ def corpus_update_records(generation, units: list[Unit], records: dict[str, dict
     clean = {status: {k: v for k, v in c.items() if v} for status, c in counts.items()}
     this = UpdateRecord(at=now(), source_sha256=source_sha256, reused=clean["reused"], redone=clean["redone"],
                         added=clean["new"], removed=clean["removed"], calls=stats.get("calls.total", 0),
-                        stale=generation.meta.get("stale") or {})
-    return [*(UpdateRecord.model_validate(u) for u in generation.updates), this]
+                        stale=generation.record.stale)
+    return [*generation.updates, this]
 
 
 def deleted_nodes(tree: Hierarchy, deleted: list[str]) -> dict[str, int]:
@@ -158,12 +158,12 @@ def drop_generation(run: RunDir, ctx: ChunkerSettings, generation) -> None:
     the reuse indexes."""
     with persistent_graph(run, ctx) as graph:
         store = graph.store
-        new, old = CorpusStore(store, generation.meta["corpus_key"]), CorpusStore(store, generation.previous)
-        kept = {d["run_key"] for d in (new.document(u["key"]) for u in generation.meta["documents"]) if d}
+        new, old = CorpusStore(store, generation.record.corpus_key), CorpusStore(store, generation.previous)
+        kept = {d["run_key"] for d in (new.document(u.key) for u in generation.record.documents) if d}
         for item in store.search(old.ns("documents"), limit=1_000_000):
             if item.value.get("run_key") not in kept:
                 drop_namespaces(store, ("chunker", item.value["run_key"]))
                 drop_namespaces(store, ("chunker", f"{item.value['run_key']}/final"))
         drop_namespaces(store, ("corpus", generation.previous))
-        for u in generation.meta["documents"]:
-            drop_namespaces(store, (NAMESPACE, f"{generation.meta['corpus_key']}:{u['key']}"))
+        for u in generation.record.documents:
+            drop_namespaces(store, (NAMESPACE, f"{generation.record.corpus_key}:{u.key}"))

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, TypeVar
 
 from chunker.aggregation.synthesis import synthesize
 from chunker.config.settings import ChunkerSettings
@@ -28,6 +28,7 @@ from chunker.state.slots import CallSlots
 from chunker.update.signature import signature_of
 
 ROOT_ID = "F-root"
+T = TypeVar("T")
 
 
 def _digest(value) -> str:
@@ -105,53 +106,50 @@ class UpperBuilder:
         name = plan.key[4:].rsplit("/", 1)[-1] if plan.key.startswith("dir:") else None
         return self._synthesised(plan.key, plan.title, plan.signal, items, here, name)
 
-    def _children(self, plan: PlanNode, documents: dict[str, Item], here: list[str]) -> list[Item]:
-        """The plan node's children as items: its documents, and its sub-plans built, each by a
-        builder of its own (several at once), then taken in order, as one builder would have."""
-        subplans = [i for i, c in enumerate(plan.children) if isinstance(c, PlanNode)]
+    def _at_once(self, jobs: list[Callable[["UpperBuilder"], T]]) -> list[T]:
+        """Each job done by a builder of its own, several at once (up to the run's cap), their
+        nodes and counts then taken in the jobs' order: what one builder doing them in turn
+        would have made. The jobs never read each other's results (a node's background is its
+        path, never a sibling's synthesis), so the order changes nothing but the wall time."""
         limit = self.slots.limit if self.slots is not None else 1
-        if len(subplans) < 2 or limit < 2:
-            return [self._node(c, documents, here) if isinstance(c, PlanNode) else documents[c]
-                    for c in plan.children]
-        subs = {i: UpperBuilder(self.cfg, self.cs, self.corpus_title, calls_dir=self.calls_dir,
-                                writer=self.writer, previous=self.previous, slots=self.slots)
-                for i in subplans}
-        built: dict[int, UpperNode] = {}
+        if len(jobs) < 2 or limit < 2:
+            return [job(self) for job in jobs]
+        subs = [UpperBuilder(self.cfg, self.cs, self.corpus_title, calls_dir=self.calls_dir, writer=self.writer,
+                             previous=self.previous, slots=self.slots) for _ in jobs]
+        done: dict[int, T] = {}
 
         def work(i: int) -> None:
-            built[i] = subs[i]._node(plan.children[i], documents, here)
+            done[i] = jobs[i](subs[i])
 
-        run_all(subplans, work, limit)
-        for i in subplans:
-            self.nodes.extend(subs[i].nodes)
-            self._add(subs[i].stats)
-        return [built[i] if i in built else documents[c] for i, c in enumerate(plan.children)]
+        run_all(list(range(len(jobs))), work, limit)
+        for sub in subs:
+            self.nodes.extend(sub.nodes)
+            self._add(sub.stats)
+        return [done[i] for i in range(len(jobs))]
+
+    def _children(self, plan: PlanNode, documents: dict[str, Item], here: list[str]) -> list[Item]:
+        """The plan node's children as items: its documents, and its sub-plans built (several
+        at once)."""
+        subplans = [c for c in plan.children if isinstance(c, PlanNode)]
+        built = iter(self._at_once([lambda b, c=c: b._node(c, documents, here) for c in subplans]))
+        return [next(built) if isinstance(c, PlanNode) else documents[c] for c in plan.children]
 
     def _grouped(self, plan: PlanNode, items: list[Item], path: list[str], round_: int) -> list[Item]:
         """Each run of consecutive loose documents (or groups of them) long enough to split
-        is split into contiguous groups; folders and sections stay as the authors made them."""
+        is split into contiguous groups (the runs at once); folders and sections stay as the
+        authors made them."""
         agg = self.cfg.aggregation
-        out: list[Item] = []
-        run: list[Item] = []
-        runs = 0
-
-        def flush() -> None:
-            nonlocal runs
-            if len(run) >= 2 * agg.min_group_size:
-                out.extend(self._split_run(plan, run, path, f"{plan.key}#r{round_}.{runs}"))
-                runs += 1
-            else:
-                out.extend(run)
-            run.clear()
-
+        parts: list[list[Item]] = [[]]  # loose runs, between the authors' folders and sections
         for item in items:
             if isinstance(item, UpperNode) and item.signal != "llm":
-                flush()
-                out.append(item)
+                parts += [[item], []]
             else:
-                run.append(item)
-        flush()
-        return out
+                parts[-1].append(item)
+        runs = [p for p in parts if p and not (isinstance(p[0], UpperNode) and p[0].signal != "llm")
+                and len(p) >= 2 * agg.min_group_size]
+        split = iter(self._at_once([lambda b, r=r, n=n: b._split_run(plan, r, path, f"{plan.key}#r{round_}.{n}")
+                                    for n, r in enumerate(runs)]))
+        return [item for p in parts for item in (next(split) if any(p is r for r in runs) else p)]
 
     def _split_run(self, plan: PlanNode, run: list[Item], path: list[str], key: str) -> list[Item]:
         groups, stats = group_items(self.cfg, self.cs, key, [i.summary for i in run],
@@ -159,16 +157,14 @@ class UpperBuilder:
                                     writer=self.writer, ids=[i.id for i in run], previous=self.previous,
                                     shaped_by=self.shaped_by, slots=self.slots)
         self._add(stats)
-        out: list[Item] = []
-        for g, members in enumerate(groups):
-            kids = [run[i] for i in members]
-            if len(kids) == 1 or len(groups) == 1:
-                out.extend(kids)
-                continue
-            title = f"{kids[0].title} \u2026 {kids[-1].title}"
-            out.append(self._synthesised(f"{key}.g{g}", title, "llm", kids, path, None))
         self._add({"signals.llm_groups": sum(1 for m in groups if len(m) > 1 and len(groups) > 1)})
-        return out
+        if len(groups) == 1:
+            return list(run)
+        made = iter(self._at_once([  # the groups' syntheses at once
+            lambda b, g=g, kids=[run[i] for i in members]: b._synthesised(
+                f"{key}.g{g}", f"{kids[0].title} \u2026 {kids[-1].title}", "llm", kids, path, None)
+            for g, members in enumerate(groups) if len(members) > 1]))
+        return [next(made) if len(members) > 1 else run[members[0]] for members in groups]
 
     def _synthesised(self, key: str, title: str, signal: str, kids: list[Item], path: list[str],
                      name: str | None) -> UpperNode:

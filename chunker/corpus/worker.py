@@ -31,8 +31,7 @@ def document_job(url: str, emit: Emit | None = None):
     def job(context, *, corpus_key: str, index: int) -> None:
         import psycopg
 
-        from chunker.config.settings import ChunkerSettings
-        from chunker.corpus.document_run import DocumentSkipped, Unit, document_settings, run_document
+        from chunker.corpus.document_run import DocumentSkipped, document_settings, run_document
         from chunker.corpus.store import CorpusStore
         from chunker.graph.build import build_graph, llm_retry_policy
         from chunker.persistence.postgres import open_postgres
@@ -41,20 +40,17 @@ def document_job(url: str, emit: Emit | None = None):
         from chunker.state.slots import CallSlots
 
         with open_postgres(url) as pg:
-            meta, out = queue.load_corpus(pg.store, corpus_key)
-            ctx = ChunkerSettings(model=meta["model"], **meta["settings"])
+            record, out = queue.load_corpus(pg.store, corpus_key)
+            ctx = record.to_settings()
             graph = build_graph(pg.saver, pg.store,
                                 llm_retry=llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s))
             run = RunDir(out, store_url=url)
-            unit = Unit.from_meta(meta["documents"][index])
+            unit = record.documents[index]
             cs = CorpusStore(graph.store, corpus_key)
-            doc_ctx = document_settings(unit, meta["settings"], meta["model"])
-            slots = CallSlots(concurrency_of(ctx))
-            doc_ctx.run_registry().slots = slots
+            doc_ctx = document_settings(unit, record.settings, record.model)
             try:
-                run_document(graph, unit, doc_ctx, cs, out_dir=out, corpus_key=corpus_key,
-                             on_event=emit, max_concurrency=slots.limit,
-                             calls=run.calls_target(corpus_key))
+                run_document(graph, unit, doc_ctx, cs, out_dir=out, corpus_key=corpus_key, on_event=emit,
+                             slots=CallSlots(concurrency_of(ctx)), calls=run.calls_target(corpus_key))
             except DocumentSkipped as exc:
                 cs.put_value("skipped", unit.key, {"rel": unit.rel, "reason": str(exc)})
             except psycopg.OperationalError:
@@ -67,56 +63,57 @@ def document_job(url: str, emit: Emit | None = None):
                                                   "reason": f"failed: {type(exc).__name__}: {msg}"})
                 log.warning("%s failed %d times, the last with %s: %s", unit.rel, queue.RETRIES + 1,
                             type(exc).__name__, msg)
-                finish_if_last(run, ctx, meta, graph, emit)
+                finish_if_last(run, ctx, record, graph, emit)
                 raise
-            finish_if_last(run, ctx, meta, graph, emit)
+            finish_if_last(run, ctx, record, graph, emit)
 
     return job
 
 
-def outcomes(cs, meta: dict) -> tuple[dict[str, dict], list[dict], int]:
+def outcomes(cs, corpus) -> tuple[dict[str, dict], list, int]:
     """The finished records by file, the skips (discovery's, then the documents' in run.json
     order, failures included), and how many documents have no outcome yet."""
-    records, skipped, missing = {}, list(meta["skipped"]), 0
-    left_out = {s["rel"] for s in meta["skipped"]}
-    for d in meta["documents"]:
-        if d["rel"] in left_out:
+    from chunker.runs.record import SkippedEntry
+
+    records, skipped, missing = {}, list(corpus.skipped), 0
+    left_out = {s.rel for s in corpus.skipped}
+    for d in corpus.documents:
+        if d.rel in left_out:
             continue
-        record = cs.document(d["key"])
+        record = cs.document(d.key)
         if record is not None:
-            records[d["rel"]] = record
+            records[d.rel] = record
             continue
-        said = cs.get_value("skipped", d["key"]) or cs.get_value("failed", d["key"])
+        said = cs.get_value("skipped", d.key) or cs.get_value("failed", d.key)
         if said is None:
             missing += 1
         else:
-            skipped.append(said)
+            skipped.append(SkippedEntry.model_validate(said))
     return records, skipped, missing
 
 
-def finish_if_last(run, ctx, meta: dict, graph, emit: Emit | None) -> bool:
+def finish_if_last(run, ctx, corpus, graph, emit: Emit | None) -> bool:
     """Assemble and write the corpus if every document has its outcome and no worker has yet
     (one at a time: an advisory lock per corpus). Returns whether this call wrote it."""
     from chunker.corpus.runner import Generation, assemble
     from chunker.corpus.store import CorpusStore
-    from chunker.corpus.document_run import Unit
     from chunker.persistence.store_url import connect
-    from chunker.runs.runner import now
+    from chunker.runs.record import now
 
-    key = zlib.crc32(meta["corpus_key"].encode()) & 0x7FFFFFFF
-    cs = CorpusStore(graph.store, meta["corpus_key"])
+    key = zlib.crc32(corpus.corpus_key.encode()) & 0x7FFFFFFF
+    cs = CorpusStore(graph.store, corpus.corpus_key)
     with connect(run.store_url) as conn:
         conn.execute("SELECT pg_advisory_lock(%s)", (key,))
         try:
             if cs.get_value("assembly", "done") is not None:
                 return False
-            records, skipped, missing = outcomes(cs, meta)
+            records, skipped, missing = outcomes(cs, corpus)
             if missing:
                 return False
             if not run.meta_file.exists():  # a worker on another machine: OUT is made here
-                run.write_meta(meta)
-            generation = Generation(run=run, meta=run.read_meta())
-            units = [Unit.from_meta(d) for d in meta["documents"]]
+                run.write_record(corpus)
+            generation = Generation(run=run, record=run.read_record())
+            units = list(corpus.documents)
             if records:
                 result = assemble(run, ctx, generation, units, records, skipped, graph.store, cs,
                                   None, emit or (lambda event: None))

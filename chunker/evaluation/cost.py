@@ -15,11 +15,11 @@ OUT/.chunker/run.json (`wall_s`):
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 from chunker.document.tokens import count_tokens
 from chunker.output.hierarchy import Hierarchy
+from chunker.runs.rundir import RunDir, RunDirError
 
 
 def _ratio(a: float, b: float) -> float | None:
@@ -35,11 +35,11 @@ def evaluate_cost(run_dir: str | Path) -> dict:
     n_leaves = len(leaves) or stats.get("leaves", 0)
     source_tokens = count_tokens("".join(leaf.original or "" for leaf in leaves))
     wall_s = None
-    run_json = run_dir / ".chunker" / "run.json"
-    if run_json.exists():
+    run = RunDir(run_dir)
+    if run.meta_file.exists():
         try:
-            wall_s = json.loads(run_json.read_text(encoding="utf-8")).get("wall_s")
-        except ValueError:
+            wall_s = run.read_record().wall_s
+        except RunDirError:
             wall_s = None
     calls = {k.split(".", 1)[1]: v for k, v in stats.items() if k.startswith("calls.")}
     calls.setdefault("total", sum(calls.values()))

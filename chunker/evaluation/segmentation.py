@@ -33,13 +33,13 @@ LLM_KEYS = ("calls.total", "tokens.prompt", "tokens.completion")
 
 def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
     """Leaf start offsets, stats and wall time of one in-memory chunker run."""
-    from chunker.config.settings import ChunkerSettings
     from chunker.graph import build_graph
+    from chunker.state.run import RunContext
     from langgraph.store.memory import InMemoryStore
 
     started = time.perf_counter()
     graph = build_graph(store=InMemoryStore())
-    cfg = ChunkerSettings(model=model, **(overrides or {}))
+    cfg = RunContext(model=model, **(overrides or {}))
     out = graph.invoke({"text": text}, context=cfg, config={"recursion_limit": 10**9})
     tree = out["tree"]
     leaves = sorted((n for n in tree["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
@@ -58,11 +58,17 @@ def run_chunker(text: str, model: str, overrides: dict | None = None) -> dict:
 def save_run(tree: dict, wall_s: float, run_dir: Path) -> Path:
     """Write an in-memory tree as a minimal finished run directory (hierarchy.json and
     .chunker/run.json with `wall_s`), so that `eval fidelity` and `eval cost` can read it."""
+    from chunker.runs.record import DocumentRun
+    from chunker.runs.rundir import RunDir
+
     (run_dir / ".chunker").mkdir(parents=True, exist_ok=True)
     (run_dir / "hierarchy.json").write_text(json.dumps(tree, ensure_ascii=False), encoding="utf-8")
-    meta = {"status": "finished", "model": tree["meta"].get("model"), "wall_s": round(wall_s, 3),
-            "stats": tree["meta"].get("stats", {})}
-    (run_dir / ".chunker" / "run.json").write_text(json.dumps(meta, indent=1), encoding="utf-8")
+    facts = tree["meta"]
+    # no source file and no thread: the tree was made in memory
+    RunDir(run_dir).write_record(DocumentRun(
+        status="finished", source=facts.get("source") or "", model=facts.get("model") or "", thread_id="",
+        config=facts.get("config") or {}, wall_s=round(wall_s, 3), stats=facts.get("stats", {}),
+        started_at=facts.get("started_at"), finished_at=facts.get("finished_at")))
     return run_dir
 
 

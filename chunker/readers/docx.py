@@ -17,20 +17,15 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from chunker.readers.docx_styles import CODE_STYLE, Numbering, Styles, on, val, w
+from chunker.readers.docx_inline import A, R, WP, Inline
+from chunker.readers.docx_styles import CODE_STYLE, GENERATED_STYLE, Numbering, Styles, val, w
 from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
 from chunker.readers.office import (
-    DAMAGED, MarkdownBuilder, OoxmlReader, core_metadata, damaged, emphasis, escape_block,
-    fence, gfm_table, heading, inline_code, open_zip,
+    DAMAGED, MarkdownBuilder, OoxmlReader, core_metadata, damaged, escape_block, fence,
+    gfm_table, heading, open_zip,
 )
 
-R = "http://schemas.openxmlformats.org/officeDocument/2006/relationships"
-A = "http://schemas.openxmlformats.org/drawingml/2006/main"
-WP = "http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing"
-MC = "http://schemas.openxmlformats.org/markup-compatibility/2006"
 BODY_PART = "word/document.xml"
-MONOSPACE = frozenset({"courier new", "courier", "consolas", "menlo", "monaco", "lucida console",
-                       "source code pro", "dejavu sans mono", "liberation mono", "cascadia code"})
 _CAPTION_STYLE = re.compile(r"caption", re.IGNORECASE)
 _LIST_STYLE = re.compile(r"^list(?: bullet| number| paragraph| continue)? ([2-9])$", re.IGNORECASE)
 
@@ -49,97 +44,14 @@ class _Doc:
         self.numbering = Numbering(numbering)
         self.out = MarkdownBuilder()
         self.notes: dict[tuple[str, str], str] = {}  # (kind, id) -> label, in reference order
+        self.runs = Inline(self.styles, self.notes, self._image)
         self.images = 0
         self._pending_image: dict | None = None  # the image the paragraph being read shows
         self.warnings: list[str] = []
 
-    # --- inline -------------------------------------------------------------------------
     def inline(self, p, part, *, plain: bool = False) -> str:
         """A paragraph's runs as Markdown (emphasis, code, links, note references, images)."""
-        pieces: list[tuple[str, tuple]] = []  # (text, (bold, italic, code, link))
-        self._runs(p, part, pieces, None)
-        if plain:
-            return "".join(t for t, _ in pieces)
-        out, i = [], 0
-        while i < len(pieces):
-            j, flags = i, pieces[i][1]
-            while j < len(pieces) and pieces[j][1] == flags:
-                j += 1
-            out.append(self._format("".join(t for t, _ in pieces[i:j]), flags))
-            i = j
-        return "".join(out)
-
-    @staticmethod
-    def _format(text: str, flags: tuple) -> str:
-        bold, italic, code, link, raw = flags
-        if raw or not text.strip():
-            return text
-        if code:
-            text = inline_code(text)
-        else:
-            text = emphasis(text, "***" if bold and italic else "**" if bold else "*") \
-                if bold or italic else text
-        return f"[{text}]({link})" if link else text
-
-    def _runs(self, el, part, pieces, link) -> None:
-        for child in el:
-            tag = child.tag
-            if tag == w("r"):
-                self._run(child, part, pieces, link)
-            elif tag == w("hyperlink"):
-                rid = child.get(f"{{{R}}}id")
-                target = part.rels[rid].target_ref if rid in part.rels else None
-                anchor = child.get(w("anchor"))
-                self._runs(child, part, pieces, target or (f"#{anchor}" if anchor else None))
-            elif tag in (w("ins"), w("moveTo"), w("smartTag"), w("fldSimple"), w("customXml"),
-                         w("sdt"), w("sdtContent")):  # their runs are the text; w:del is not
-                self._runs(child, part, pieces, link)
-            elif tag == f"{{{MC}}}AlternateContent":  # the first choice only, not its fallback
-                choice = child.find(f"{{{MC}}}Choice")
-                if choice is not None:
-                    self._runs(choice, part, pieces, link)
-
-    def _run(self, r, part, pieces, link) -> None:
-        rpr = r.find(w("rPr"))
-        bold, italic, code = self.styles.run_flags(val(rpr, "rStyle"))
-        bold, italic = (on(rpr, "b") if val(rpr, "b") else bold), \
-            (on(rpr, "i") if val(rpr, "i") else italic)
-        fonts = rpr.find(w("rFonts")) if rpr is not None else None
-        if fonts is not None and (fonts.get(w("ascii")) or "").lower() in MONOSPACE:
-            code = True
-        flags = (bold, italic, code, link, False)
-        for child in r:
-            tag = child.tag
-            if tag == w("t"):
-                pieces.append((child.text or "", flags))
-            elif tag == w("tab"):
-                pieces.append(("\t" if code else " ", flags))
-            elif tag in (w("br"), w("cr")) and child.get(w("type")) not in ("page", "column"):
-                pieces.append(("\n", flags))
-            elif tag == w("noBreakHyphen"):
-                pieces.append(("-", flags))
-            elif tag in (w("footnoteReference"), w("endnoteReference")):
-                kind = "footnote" if tag == w("footnoteReference") else "endnote"
-                key = (kind, child.get(w("id")))
-                label = self.notes.setdefault(key, str(len(self.notes) + 1))
-                pieces.append((f"[^{label}]", (False,) * 4 + (True,)))
-            elif tag in (w("drawing"), w("pict"), f"{{{MC}}}AlternateContent"):
-                self._drawing(child, part, pieces)
-
-    def _drawing(self, el, part, pieces) -> None:
-        """A picture (`![alt](name)`), or a text box's paragraphs (its text, inline)."""
-        if el.tag == f"{{{MC}}}AlternateContent":
-            el = el.find(f"{{{MC}}}Choice")
-            if el is None:
-                return
-        boxes = list(el.iter(w("txbxContent")))
-        if boxes:
-            for box in boxes[:1] if el.tag == w("pict") else boxes:
-                text = " ".join(self.inline(p, part) for p in box.iter(w("p")))
-                pieces.append((f" {text.strip()} ", (False,) * 4 + (True,)))
-            return
-        if el.tag == w("drawing"):
-            pieces.append((self._image(el, part), (False,) * 4 + (True,)))
+        return self.runs.text(p, part, plain=plain)
 
     def _image(self, drawing, part) -> str:
         blip = next(drawing.iter(f"{{{A}}}blip"), None)
@@ -156,38 +68,59 @@ class _Doc:
         return f"![{alt}]({name})"
 
     # --- blocks -------------------------------------------------------------------------
-    def blocks(self, parent):
-        """The block elements in order, content controls (`w:sdt`) unwrapped."""
+    def blocks(self, parent, generated: bool = False):
+        """(block element, generated?) in order, content controls (`w:sdt`) unwrapped; the
+        blocks of a table of contents' control are generated (Word and LibreOffice write one
+        as a `w:sdt` whose gallery is `Table of Contents`)."""
         for child in parent:
             if child.tag in (w("p"), w("tbl")):
-                yield child
+                yield child, generated
             elif child.tag == w("sdt"):
+                gallery = child.find(f"{w('sdtPr')}/{w('docPartObj')}/{w('docPartGallery')}")
+                toc = gallery is not None and (gallery.get(w("val")) or "").lower() == "table of contents"
                 content = child.find(w("sdtContent"))
                 if content is not None:
-                    yield from self.blocks(content)
+                    yield from self.blocks(content, generated or toc)
 
     def body(self) -> None:
         part = self.doc.part
         blocks = list(self.blocks(self.doc.element.body))
         code: list[str] = []
         code_at = 0
-        for index, el in enumerate(blocks):
+        for index, (el, generated) in enumerate(blocks):
+            self.runs.boxes = []
             if el.tag == w("tbl"):
                 self._flush_code(code, code_at)
                 self.out.add(self.table(el, part), part=BODY_PART, paragraph=index)
+                self._boxes(index)
                 continue
             ppr = el.find(w("pPr"))
             style = val(ppr, "pStyle")
+            if generated or self.styles.matches(style, GENERATED_STYLE):
+                self.inline(el, part, plain=True)  # read only to keep the fields it opens balanced
+                continue  # a table of contents' or an index's entry: the headings say it already
             if self.styles.matches(style, CODE_STYLE) and not self.styles.heading_level(style, ppr):
                 if not code:
                     code_at = index
                 code.append(self.inline(el, part, plain=True))
                 continue
             self._flush_code(code, code_at)
-            self.paragraph(el, ppr, style, index, blocks[index + 1] if index + 1 < len(blocks) else None)
+            following = next((b for b, _ in blocks[index + 1:index + 2]), None)
+            self.paragraph(el, ppr, style, index, following)
+            self._boxes(index)
         self._flush_code(code, code_at)
 
+    def _boxes(self, index: int) -> None:
+        """The floating text boxes anchored in the block just read, each a paragraph after it."""
+        for text in self.runs.boxes:
+            self.out.add(escape_block(text), part=BODY_PART, paragraph=index)
+        self.runs.boxes = []
+
     def _flush_code(self, code: list[str], index: int) -> None:
+        while code and not code[-1].strip():  # blank lines around a block are no code
+            code.pop()
+        while code and not code[0].strip():
+            code.pop(0)
         if code:
             self.out.add(fence("\n".join(code)), part=BODY_PART, paragraph=index)
             code.clear()
@@ -196,8 +129,9 @@ class _Doc:
         part = self.doc.part
         level = self.styles.heading_level(style, ppr)
         if level is not None:
-            self.out.add(heading(level, self.inline(p, part, plain=True).strip()),
-                         part=BODY_PART, paragraph=index)
+            title = self.inline(p, part, plain=True).strip()
+            if title:  # a heading whose text was all deleted (tracked) is no heading
+                self.out.add(heading(level, title), part=BODY_PART, paragraph=index)
             return
         self._pending_image = None
         text = self.inline(p, part).strip()
@@ -206,7 +140,7 @@ class _Doc:
             if following is not None and following.tag == w("p"):
                 f_style = val(following.find(w("pPr")), "pStyle")
                 if self.styles.matches(f_style, _CAPTION_STYLE):
-                    caption = " ".join(self.inline(following, part, plain=True).split()) or None
+                    caption = " ".join(self.runs.peek(following, part).split()) or None
             self.out.image(**self._pending_image, caption=caption)
         num = ppr.find(w("numPr")) if ppr is not None else None
         numbering = ((val(num, "numId") or "0", int(val(num, "ilvl") or 0))

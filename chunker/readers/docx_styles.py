@@ -10,6 +10,9 @@ import re
 
 W = "http://schemas.openxmlformats.org/wordprocessingml/2006/main"
 CODE_STYLE = re.compile(r"code|verbatim|preformatted|source|macro", re.IGNORECASE)
+GENERATED_STYLE = re.compile(r"^(?:toc|contents|index) ?(?:[1-9]|heading)$", re.IGNORECASE)
+"""A table of contents' or an index's entries and title (Word's `toc 1`, `TOC Heading`,
+`index 1`; LibreOffice's `Contents 1`): text the document generates from its headings."""
 _HEADING_STYLE = re.compile(r"^heading\s*([1-9])$", re.IGNORECASE)
 _OFF = {"0", "false", "off", "none"}
 
@@ -47,17 +50,23 @@ class Styles:
         return (val(el, "name") or style_id or "") if el is not None else (style_id or "")
 
     def heading_level(self, style_id: str | None, ppr) -> int | None:
+        """The paragraph's outline level (1-9), or None for body text. The nearest word wins,
+        as in Word: the paragraph's own `w:outlineLvl`, else the first style up the `basedOn`
+        chain that sets one or is named `Heading N` (or `Title`). Level 9 is body text: Word's
+        `TOC Heading`, based on `Heading 1`, sets it so that it is no heading."""
         lvl = val(ppr, "outlineLvl")
-        for el in self._chain(style_id):
-            name = val(el, "name") or ""
-            m = _HEADING_STYLE.match(name)
-            if m:
-                return int(m.group(1))
-            if name.lower() == "title":
-                return 1
-            if lvl is None:
+        if lvl is None:
+            for el in self._chain(style_id):
                 lvl = val(el.find(w("pPr")), "outlineLvl")
-        if lvl is not None and lvl.isdigit() and int(lvl) < 9:  # 9 is body text
+                if lvl is not None:
+                    break
+                name = val(el, "name") or ""
+                m = _HEADING_STYLE.match(name)
+                if m:
+                    return int(m.group(1))
+                if name.lower() == "title":
+                    return 1
+        if lvl is not None and lvl.isdigit() and int(lvl) < 9:
             return int(lvl) + 1
         return None
 

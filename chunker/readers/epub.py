@@ -13,21 +13,24 @@ import io
 import posixpath
 import re
 import zipfile
-import zlib
 from dataclasses import dataclass, replace
 from pathlib import Path
 from urllib.parse import unquote
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.epub_container import check_drm, check_size, is_epub
 from chunker.readers.html import parse, prune
+from chunker.readers.html_styles import infer_structure, stylesheets
 from chunker.readers.html_writer import Block, Writer, assemble, text_of
 from chunker.readers.model import ExtraMissing, Extracted, Image, Metadata, ReaderError
-from chunker.readers.sniffing import zip_mimetype, zip_names
 
 EXTRA = "epub"
-# Font obfuscation (IDPF, Adobe) is not DRM: the text is readable.
-FONT_OBFUSCATION = {"http://www.idpf.org/2008/embedding", "http://ns.adobe.com/pdf/enc#RC"}
-EPUB_MIME = b"application/epub+zip"
+TOC_MIN_LINKS = 3
+TOC_LINK_SHARE = 0.9
+TOC_NAMED_SHARE = 0.5
+"""A spine page with at least TOC_MIN_LINKS links to the book's pages making up TOC_LINK_SHARE
+of its text (headings aside), or TOC_NAMED_SHARE if the OPF guide names it the TOC, is a table
+of contents, left out (`_toc_page`)."""
 
 
 @dataclass(frozen=True)
@@ -46,44 +49,6 @@ def require() -> None:
     except ImportError as exc:
         raise ExtraMissing(f"reading EPUB needs the '{EXTRA}' extra ({exc.name} is missing): "
                            f"pip install 'chunker-tree[{EXTRA}]'", EXTRA) from None
-
-
-def is_epub(head: bytes, path: Path | None = None) -> bool:
-    """An EPUB by content: a zip whose first entry is `mimetype` = application/epub+zip (as the
-    spec requires), or any zip holding such a `mimetype` file."""
-    if not head.startswith(b"PK\x03\x04"):
-        return False
-    if zip_mimetype(head) == EPUB_MIME.decode():
-        return True
-    if path is None or "mimetype" not in zip_names(path):
-        return False
-    try:
-        with zipfile.ZipFile(path) as zf:
-            return zf.read("mimetype").strip() == EPUB_MIME
-    except (KeyError, OSError, zipfile.BadZipFile, zlib.error, EOFError, ValueError):
-        return False
-
-
-def check_drm(zf: zipfile.ZipFile, name: str) -> None:
-    """Raise `drm-epub` when the book's content is encrypted (fonts alone do not count)."""
-    names = set(zf.namelist())
-    if "META-INF/rights.xml" in names:
-        raise ReaderError(f"{name} is DRM-protected (META-INF/rights.xml): chunker cannot "
-                          "read its text", "drm-epub")
-    if "META-INF/encryption.xml" not in names:
-        return
-    from lxml import etree
-
-    try:
-        root = etree.fromstring(zf.read("META-INF/encryption.xml"))
-    except etree.XMLSyntaxError:
-        raise ReaderError(f"{name} has an unreadable encryption.xml", "drm-epub") from None
-    for data in root.iter("{*}EncryptedData"):
-        method = next(data.iter("{*}EncryptionMethod"), None)
-        if method is None or method.get("Algorithm") not in FONT_OBFUSCATION:
-            raise ReaderError(f"{name} is DRM-protected (its content is encrypted, "
-                              "META-INF/encryption.xml): chunker cannot read its text",
-                              "drm-epub")
 
 
 def _toc(items, opf_dir: str, depth: int = 1) -> list[Entry]:
@@ -169,6 +134,7 @@ def extract_epub(path) -> Extracted:
     images: list[tuple[str, object, Block]] = []  # its name, the <img>, the block holding it
     names: dict[str, str] = {}
     depth, notes = 0, []
+    spine_files = {it.file_name for it in map(book.get_item_with_id, (i for i, _ in book.spine)) if it}
     for idref, _linear in book.spine:
         item = book.get_item_with_id(idref)
         if (item is None or item.media_type not in ("application/xhtml+xml", "text/html")
@@ -188,8 +154,12 @@ def extract_epub(path) -> Extracted:
         except ReaderError:
             notes.append(f"{part}: not readable as XHTML, left out")
             continue
+        css = stylesheets(root, lambda href, _base=posixpath.dirname(item.file_name): _css(book, _base, href))
         prune(root, chrome=False)
         body = next(root.iter("body"), root)
+        if _toc_page(book, item, body, spine_files):
+            continue  # the book's table of contents as a page: the TOC above already shapes it
+        infer_structure(root, css)  # a chapter that marks no heading: its styles say (LibreOffice)
         chapter = Writer(image_name).walk(body)
         chapter, depth = structure(chapter, [e for e in entries if e.part == part], depth)
         for block in chapter:
@@ -203,6 +173,32 @@ def extract_epub(path) -> Extracted:
     places = _with_parts(places, parts, blocks)
     return Extracted(markdown=markdown, places=places, metadata=_metadata(book),
                      images=_images(book, images, names, blocks, places), notes=tuple(notes))
+
+
+def _toc_page(book, item, body, spine_files: set[str]) -> bool:
+    """A spine page that is the book's table of contents: a page whose text outside its
+    headings is nearly all links to the book's own pages (`TOC_LINK_SHARE`), or half of it
+    when the OPF guide names the page the TOC (an EPUB 2 book puts one in the reading order:
+    pandoc's, calibre's; Sphinx names its first page, prose and all, so the guide alone is not
+    enough)."""
+    named = any((ref.get("type") or "").lower() == "toc"
+                and (ref.get("href") or "").split("#")[0] == item.file_name
+                for ref in getattr(book, "guide", None) or [])
+    base = posixpath.dirname(item.file_name)
+    links = [a for a in body.iter("a") if (a.get("href") or "") and not re.match(r"^[a-z][\w+.-]*:", a.get("href"))
+             and posixpath.normpath(posixpath.join(base, unquote(a.get("href").split("#")[0]))) in spine_files]
+    def chars(el) -> int:  # letters, not the spaces between them
+        return len(re.sub(r"\s", "", text_of(el)))
+
+    text = chars(body) - sum(chars(h) for h in body.iter("h1", "h2", "h3", "h4", "h5", "h6"))
+    share = TOC_NAMED_SHARE if named else TOC_LINK_SHARE
+    return len(links) >= TOC_MIN_LINKS and text > 0 and sum(chars(a) for a in links) >= share * text
+
+
+def _css(book, base: str, href: str) -> str | None:
+    """A stylesheet of the book, by its href relative to the chapter's folder."""
+    item = book.get_item_with_href(posixpath.normpath(posixpath.join(base, unquote(href.split("#")[0]))))
+    return item.get_content().decode("utf-8", "replace") if item is not None else None
 
 
 def _with_parts(places, parts, blocks):
@@ -272,21 +268,8 @@ class EpubReader(Reader):
                               "broken-epub") from None
 
     def read(self, path: Path, settings: ReadSettings) -> Extracted:
-        _check_size(Path(path), settings.max_bytes)
+        check_size(Path(path), settings.max_bytes)
         extracted = extract_epub(path)
         if not extracted.markdown.strip():
             raise ReaderError(f"{Path(path).name} holds no text in its spine", "empty")
         return extracted
-
-
-def _check_size(path: Path, max_bytes: int) -> None:
-    """Refuse a book whose members, uncompressed, exceed `max_bytes` (a zip bomb too)."""
-    try:
-        with zipfile.ZipFile(path) as zf:
-            size = sum(info.file_size for info in zf.infolist())
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError):
-        raise ReaderError(f"{path.name} is not a readable EPUB (a broken or truncated zip)",
-                          "broken-epub") from None
-    if size > max_bytes:
-        raise ReaderError(f"{path.name} holds {size} bytes uncompressed, more than {max_bytes} "
-                          "(--max-bytes)", "too-large")

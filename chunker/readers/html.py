@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
+from chunker.readers.html_styles import infer_structure, stylesheets
 from chunker.readers.html_writer import HEADINGS, Writer, assemble, text_of
 from chunker.readers.model import ExtraMissing, Extracted, Metadata, ReaderError
 from chunker.readers.sniffing import looks_html
@@ -32,6 +33,7 @@ BOILERPLATE_WORDS = re.compile(
     r"|sidebar|related|comments?|skip|advert|ads|promo|popup|modal|navbar|menu|masthead)"
     r"(?:$|[\s_-])", re.I)
 CONTAINERS = {"body", "div", "section", "article", "main", "td", "center"}
+MAX_CSS_BYTES = 2_000_000  # a saved page's stylesheet beside it is read up to this size
 CONTENT_SHARE = 0.9  # the content root is the deepest element holding this share of the article
 
 
@@ -211,21 +213,40 @@ def content_root(root, main_text: Callable[[str], str] | None = readability_text
 
 
 def page_blocks(data: bytes, main_text: Callable[[str], str] | None = readability_text,
-                image_name: Callable[[str], str] | None = None):
-    """(the parsed root, its metadata, the blocks of its main content)."""
+                image_name: Callable[[str], str] | None = None,
+                load_css: Callable[[str], str | None] | None = None):
+    """(the parsed root, its metadata, the blocks of its main content). A page that marks no
+    heading takes its headings and code from its styles (`html_styles`)."""
     root = parse(data)
     meta = metadata(root)
+    css = stylesheets(root, load_css)
     prune(root)
+    infer_structure(root, css)
     return root, meta, Writer(image_name).walk(content_root(root, main_text))
 
 
 def extract_html(data: bytes, *, part: str | None = None,
-                 main_text: Callable[[str], str] | None = readability_text) -> Extracted:
-    """An HTML or XHTML page as Markdown: its main content, with a place per block."""
+                 main_text: Callable[[str], str] | None = readability_text,
+                 load_css: Callable[[str], str | None] | None = None) -> Extracted:
+    """An HTML or XHTML page as Markdown: its main content, with a place per block;
+    `load_css(href)` gives a linked stylesheet's text (None if there is none)."""
     require()
-    _, meta, blocks = page_blocks(data, main_text)
+    _, meta, blocks = page_blocks(data, main_text, load_css=load_css)
     markdown, places = assemble(blocks, part)
     return Extracted(markdown=markdown, places=places, metadata=meta)
+
+
+def _local_css(page: Path, href: str) -> str | None:
+    """A stylesheet a saved page links beside it (`page_files/style.css`), never fetched."""
+    if re.match(r"^[a-z][a-z0-9+.-]*:|^//", href, re.I):
+        return None
+    css = page.parent / href.split("?")[0].split("#")[0]
+    try:
+        if css.suffix.lower() != ".css" or not css.is_file() or css.stat().st_size > MAX_CSS_BYTES:
+            return None
+        return css.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return None
 
 
 HTML_SUFFIXES = frozenset({".html", ".htm", ".xhtml", ".xht", ".shtml"})
@@ -266,7 +287,7 @@ class HtmlReader(Reader):
             data = path.read_bytes()
         except OSError as exc:
             raise ReaderError(f"{path.name} cannot be read: {exc.strerror}", "unreadable") from None
-        extracted = extract_html(data, part=path.name)
+        extracted = extract_html(data, part=path.name, load_css=lambda href: _local_css(path, href))
         if not extracted.markdown.strip():
             raise ReaderError(f"{path.name} holds no text in its main content", "empty")
         return extracted

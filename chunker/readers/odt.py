@@ -19,11 +19,11 @@ import zipfile
 from pathlib import Path
 
 from chunker.readers.base import ReadSettings, Reader, missing_modules
-from chunker.readers.model import Extracted, ExtraMissing, Metadata, ReaderError
-from chunker.readers.odt_styles import Styles, q
+from chunker.readers.model import Extracted, ExtraMissing, ReaderError
+from chunker.readers.odt_styles import Styles, odt_metadata, q
 from chunker.readers.office import (
     DAMAGED, MarkdownBuilder, check_container, damaged, emphasis, escape_block, fence,
-    gfm_table, heading, inline_code, open_zip, split_authors,
+    gfm_table, heading, inline_code, linked, open_zip,
 )
 from chunker.readers.sniffing import zip_mimetype
 
@@ -44,21 +44,21 @@ class _Odt:
         self.notes: list[tuple[str, int]] = []  # (text, citing paragraph), in citation order
         self.images = 0
         self._pending: list[dict] = []
+        self._boxes: list[str] = []  # the text of floating frames anchored in the block being read
 
     # --- inline -------------------------------------------------------------------------
-    def inline(self, el, *, plain: bool = False, flags=(False, False, False), link=None) -> str:
+    def inline(self, el, *, plain: bool = False, flags=(False, False, False)) -> str:
         out: list[str] = []
         if el.text:
-            out.append(self._fmt(el.text, flags, link, plain))
+            out.append(self._fmt(el.text, flags, plain))
         for child in el:
             tag = child.tag
             if tag == q("text:span"):
                 f = self.styles.text_flags(child.get(q("text:style-name")))
-                out.append(self.inline(child, plain=plain, link=link,
-                                       flags=tuple(a or b for a, b in zip(flags, f))))
+                out.append(self.inline(child, plain=plain, flags=tuple(a or b for a, b in zip(flags, f))))
             elif tag == q("text:a"):
-                out.append(self.inline(child, plain=plain, flags=flags,
-                                       link=child.get(q("xlink:href"))))
+                inner, href = self.inline(child, plain=plain, flags=flags), child.get(q("xlink:href"))
+                out.append(linked(inner, href) if href and not plain else inner)
             elif tag == q("text:s"):
                 out.append(" " * int(child.get(q("text:c"), "1")))
             elif tag == q("text:tab"):
@@ -76,24 +76,24 @@ class _Odt:
                          q("office:annotation"), q("office:annotation-end"), q("text:bookmark")):
                 pass
             else:  # fields (page numbers, dates, references) and unknown inline wrappers: their text
-                out.append(self.inline(child, plain=plain, flags=flags, link=link))
+                out.append(self.inline(child, plain=plain, flags=flags))
             if child.tail:
-                out.append(self._fmt(child.tail, flags, link, plain))
+                out.append(self._fmt(child.tail, flags, plain))
         return "".join(out)
 
     @staticmethod
-    def _fmt(text: str, flags, link, plain: bool) -> str:
+    def _fmt(text: str, flags, plain: bool) -> str:
         text = _SPACE.sub(" ", text)  # ODF collapses white space; text:s, text:tab keep theirs
         bold, italic, code = flags
         if plain or not text.strip():
             return text
         if code:
-            text = inline_code(text)
-        elif bold or italic:
-            text = emphasis(text, "***" if bold and italic else "**" if bold else "*")
-        return f"[{text}]({link})" if link else text
+            return inline_code(text)
+        return emphasis(text, "***" if bold and italic else "**" if bold else "*") if bold or italic else text
 
     def _frame(self, frame) -> str:
+        """An image (`![alt](name)`), or a text frame: inline when anchored as a character, else
+        a box beside the text whose paragraphs follow the block it is anchored in."""
         image = frame.find(q("draw:image"))
         title = frame.find(q("svg:title"))
         desc = frame.find(q("svg:desc"))
@@ -102,7 +102,13 @@ class _Odt:
         href = image.get(q("xlink:href")) if image is not None else None
         if not href or href not in self.z.namelist():
             text_box = frame.find(q("draw:text-box"))
-            return " ".join(self.inline(p) for p in text_box.iter(q("text:p"))) if text_box is not None else ""
+            if text_box is None:
+                return ""
+            paras = [" ".join(self.inline(p).split()) for p in text_box.iter(q("text:p"), q("text:h"))]
+            if frame.get(q("text:anchor-type")) == "as-char":
+                return " ".join(t for t in paras if t)
+            self._boxes += [t for t in paras if t]
+            return ""
         self.images += 1
         ext = href.rsplit(".", 1)[-1].lower()
         name = f"image-{self.images}.{ext}"
@@ -136,9 +142,11 @@ class _Odt:
             elif tag == q("table:table"):
                 self.out.add(self._table(el), part=PART, paragraph=self.index)
                 self.index += 1
-            elif tag in (q("text:section"), q("text:index-body"), q("text:table-of-content"),
-                         q("text:alphabetical-index"), q("text:illustration-index")):
+            elif tag == q("text:section"):
                 self.blocks(el, depth, list_style)
+            # a table of contents and the other indexes (text:*-index, text:bibliography) are
+            # generated from the headings and marks: read once, where they are, not twice
+            self._flush_boxes()
         self._code(code)
 
     def _heading(self, el) -> None:
@@ -150,6 +158,11 @@ class _Odt:
         self.index += 1
 
     def _code(self, code: list[str]) -> None:
+        while code and not code[-1].strip():  # empty code paragraphs around a block: no code
+            code.pop()
+        while code and not code[0].strip():
+            code.pop(0)
+            self._code_at += 1
         if code:
             self.out.add(fence("\n".join(code)), part=PART, paragraph=self._code_at)
             code.clear()
@@ -162,6 +175,11 @@ class _Odt:
         self._flush_images()
         self.out.add(escape_block(text), part=PART, paragraph=self.index)
         self.index += 1
+
+    def _flush_boxes(self) -> None:
+        for text in self._boxes:
+            self.out.add(escape_block(text), part=PART, paragraph=self.index - 1)
+        self._boxes.clear()
 
     def _flush_images(self) -> None:
         for image in self._pending:
@@ -217,24 +235,6 @@ class _Odt:
             self.out.add(f"[^{i}]: {text}", part=PART, paragraph=paragraph)
 
 
-def _metadata(z: zipfile.ZipFile, etree) -> Metadata:
-    if "meta.xml" not in z.namelist():
-        return Metadata()
-    meta = etree.fromstring(z.read("meta.xml")).find(q("office:meta"))
-    if meta is None:
-        return Metadata()
-
-    def text(name: str) -> str | None:
-        el = meta.find(q(name))
-        return (el.text or "").strip() or None if el is not None else None
-
-    authors = text("dc:creator") or text("meta:initial-creator")
-    date = text("meta:creation-date") or text("dc:date")
-    return Metadata(title=text("dc:title"),
-                    authors=split_authors(authors),
-                    date=date[:10] if date else None, language=text("dc:language"))
-
-
 def _refuse_encrypted(z: zipfile.ZipFile, path: Path) -> None:
     """ODF encrypts members inside the zip; its manifest then lists their `encryption-data`."""
     if "META-INF/manifest.xml" in z.namelist() and b"encryption-data" in z.read("META-INF/manifest.xml"):
@@ -262,7 +262,7 @@ def extract_odt(path: str | Path, *, max_bytes: int | None = None) -> Extracted:
                                   reason="broken-odt")
             conv.blocks(body)
             conv.notes_section()
-            metadata = _metadata(z, etree)
+            metadata = odt_metadata(z, etree)
         except ReaderError:
             raise
         except DAMAGED as exc:

@@ -1,11 +1,16 @@
-"""An ODT's namespaces and what its styles say: code, outline level (a heading by style),
-bold/italic/monospace of a span, bullet or number of a list level. Read from `styles.xml`
-(named styles) and `content.xml` (automatic styles); `chunker/readers/odt.py` uses this.
+"""An ODT's namespaces, what its styles say (code, outline level: a heading by style,
+bold/italic/monospace of a span, bullet or number of a list level; read from `styles.xml`,
+the named styles, and `content.xml`, the automatic ones) and its metadata (`meta.xml`);
+`chunker/readers/odt.py` uses this.
 """
 
 from __future__ import annotations
 
 import re
+import zipfile
+
+from chunker.readers.model import Metadata
+from chunker.readers.office import split_authors
 
 NS = {
     "office": "urn:oasis:names:tc:opendocument:xmlns:office:1.0",
@@ -83,3 +88,21 @@ class Styles:
             if child.get(q("text:level")) == str(level):
                 return child.tag == q("text:list-level-style-number")
         return False
+
+
+def odt_metadata(z: zipfile.ZipFile, etree) -> Metadata:
+    if "meta.xml" not in z.namelist():
+        return Metadata()
+    meta = etree.fromstring(z.read("meta.xml")).find(q("office:meta"))
+    if meta is None:
+        return Metadata()
+
+    def text(name: str) -> str | None:
+        el = meta.find(q(name))
+        return (el.text or "").strip() or None if el is not None else None
+
+    authors = text("dc:creator") or text("meta:initial-creator")
+    date = text("meta:creation-date") or text("dc:date")
+    return Metadata(title=text("dc:title"),
+                    authors=split_authors(authors),
+                    date=date[:10] if date else None, language=text("dc:language"))

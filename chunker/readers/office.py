@@ -159,6 +159,16 @@ def emphasis(text: str, marker: str) -> str:
     return f"{lead}{marker}{core}{marker}{trail}"
 
 
+def linked(text: str, target: str) -> str:
+    """`[text](target)`, the text's outer spaces kept outside the brackets; a link's runs (its
+    emphasis, its code) are written inside one link, not one link each."""
+    core = text.strip()
+    if not core:
+        return text
+    lead, trail = text[: len(text) - len(text.lstrip())], text[len(text.rstrip()):]
+    return f"{lead}[{core}]({target}){trail}"
+
+
 def open_zip(path: Path, *, kind: str, label: str, required: str,
              max_bytes: int | None = None) -> zipfile.ZipFile:
     """The container, or ReaderError: `encrypted-<kind>` for a password-protected Office file

@@ -1,10 +1,10 @@
 """`chunker run` and `chunker resume` on a file whose text is an extraction (every reader's but
 plain text's and Markdown's: PDF, HTML, DOCX, EPUB, ...).
 
-Such a run is a text run on the extracted `OUT/source.md`: run.json's `source` and
+Such a run is a text run on the extracted `OUT/source.md`: its record's `source` and
 `source_sha256` name that file (so the resume checks of text runs apply unchanged), and
 `source_kind` (the reader's id), `original` and `original_sha256` name the file it came from
-(runs started before the reader interface wrote `pdf` and `pdf_sha256`: still read). A resume
+(runs started before the reader interface wrote `pdf` and `pdf_sha256`: read as those). A resume
 never re-extracts while source.md is there; when it is gone, the original is read again and
 must give the very same text.
 """
@@ -19,18 +19,10 @@ from chunker.output import manifest
 from chunker.readers.model import ReaderError
 from chunker.readers.source import Source, file_sha256, read_settings, reader_of
 from chunker.readers.source_map import SOURCE_FILE, atomic_write, load_map, relocate, write_map
+from chunker.runs.record import DocumentRun
 from chunker.runs.rundir import RunDir, RunDirError
 
 log = logging.getLogger("chunker.readers")
-
-
-def original_of(meta: dict) -> str | None:
-    """The original file of an extracted run (None for a text run)."""
-    return meta.get("original") or meta.get("pdf")
-
-
-def original_sha256_of(meta: dict) -> str | None:
-    return meta.get("original_sha256") or meta.get("pdf_sha256")
 
 
 def write_source(src: Source, out_dir: Path, meta_dir: Path) -> Path:
@@ -53,8 +45,8 @@ def start(run: RunDir, src: Source) -> tuple[str, str]:
     return str(source), src.text_sha256
 
 
-def meta_fields(src: Source) -> dict:
-    """What run.json records of the original besides the extracted source."""
+def record_fields(src: Source) -> dict:
+    """What the run's record holds of the original besides the extracted source."""
     return {"source_kind": src.reader_id, "original": str(src.path), "original_sha256": src.fingerprint}
 
 
@@ -64,27 +56,25 @@ def announce(ctx: ChunkerSettings, src: Source) -> None:
         log.warning(line)
 
 
-def prepare_resume(run: RunDir, meta: dict, moved_to: Path | None, ctx: ChunkerSettings) -> None:
+def prepare_resume(run: RunDir, record: DocumentRun, moved_to: Path | None, ctx: ChunkerSettings) -> None:
     """Before resuming an extracted run: a moved original must be the same file; a missing
     source.md is extracted again and must be the same text. `check_source` then checks
     source.md (for such a run `--source` names the original, so it is handled here)."""
     if moved_to is not None:
         if not moved_to.exists():
             raise RunDirError(f"no such file: {moved_to}")
-        if file_sha256(moved_to) != original_sha256_of(meta):
+        if file_sha256(moved_to) != record.original_sha256:
             raise RunDirError(f"{moved_to} is not the file the run started on (its content hash differs)")
-        key = "original" if "original" in meta else "pdf"
-        run.update_meta(**{key: str(moved_to.resolve())})
-        meta[key] = str(moved_to.resolve())
+        record = run.update_record(original=str(moved_to.resolve()))
         relocate(run.path, moved_to)
     source = run.path / SOURCE_FILE
     if not source.exists():
-        original = Path(original_of(meta))
+        original = Path(record.original)
         try:
             src = Source.open(original, read_settings(ctx), reader_of(original))
         except ReaderError as exc:
             raise RunDirError(str(exc)) from None
-        if src.text_sha256 != meta.get("source_sha256"):
+        if src.text_sha256 != record.source_sha256:
             raise RunDirError(f"{original} no longer extracts to the text the run started on; "
                               "start a new run with --force")
         write_source(src, run.path, run.meta_dir)

@@ -1,7 +1,7 @@
 """The run directory OUT: what it holds, whether a run there is finished, and its lock.
 
     OUT/index.md, OUT/content/, OUT/hierarchy.json   the tree (hierarchy.json last)
-    OUT/.chunker/run.json                            run metadata and status
+    OUT/.chunker/run.json                            the run's record (runs/record.py)
     OUT/.chunker/checkpoints.sqlite                  LangGraph checkpoints (resume)
     OUT/.chunker/store.sqlite                        chunk and block payloads
     OUT/.chunker/calls.sqlite                        every LLM call (inspect --calls)
@@ -19,8 +19,12 @@ import json
 import os
 import shutil
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from chunker.output import manifest
+
+if TYPE_CHECKING:  # the records import pydantic: `chunker --help` must start at once
+    from chunker.runs.record import CorpusRun, DocumentRun
 
 class RunDirError(RuntimeError):
     """OUT cannot be used as asked; the message is one line for the user."""
@@ -44,12 +48,12 @@ class RunDir:
 
         return call_log_target(self.store_url, name)
 
-    def check_store(self, meta: dict) -> None:
+    def check_store(self, record: DocumentRun | CorpusRun) -> None:
         """A run continues where its checkpoints are: the database it started on (passed
         again, since run.json never holds a password), or OUT's SQLite."""
         from chunker.persistence.store_url import redact
 
-        recorded = meta.get("store")
+        recorded = record.store
         if recorded and self.store_url is None:
             raise RunDirError(f"{self.path} keeps its checkpoints in {recorded}: pass --store URL")
         if self.store_url is not None and not recorded:
@@ -68,28 +72,33 @@ class RunDir:
             return "foreign"
         if not self.meta_file.exists():
             return "empty" if not any(self.path.iterdir()) else "foreign"
-        meta = self.read_meta()
-        if meta.get("status") == "finished" and (self.path / "hierarchy.json").exists():
+        if self.read_record().status == "finished" and (self.path / "hierarchy.json").exists():
             return "finished"
         return "unfinished"
 
-    def read_meta(self) -> dict:
-        try:
-            return json.loads(self.meta_file.read_text(encoding="utf-8"))
-        except (OSError, ValueError) as exc:
-            raise RunDirError(f"{self.meta_file} is unreadable: {exc}") from None
+    # -- the run's record (run.json): read and written here only -----------------------
+    def read_record(self) -> DocumentRun | CorpusRun:
+        """run.json as today's record, whatever version wrote it (`record._from_older`)."""
+        from chunker.runs import record as records
 
-    def write_meta(self, meta: dict) -> None:
+        try:
+            return records.parse(self.meta_file.read_bytes())
+        except (OSError, ValueError) as exc:
+            raise RunDirError(f"{self.meta_file} is unreadable: {' '.join(str(exc).split())[:300]}") from None
+
+    def write_record(self, record: DocumentRun | CorpusRun) -> None:
+        from chunker.runs import record as records
+
         self.meta_dir.mkdir(parents=True, exist_ok=True)
         tmp = self.meta_file.with_suffix(".json.tmp")
-        tmp.write_text(json.dumps(meta, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+        tmp.write_text(json.dumps(records.dump(record), indent=1, sort_keys=True) + "\n", encoding="utf-8")
         os.replace(tmp, self.meta_file)
 
-    def update_meta(self, **changes) -> dict:
-        meta = self.read_meta()
-        meta.update(changes)
-        self.write_meta(meta)
-        return meta
+    def update_record(self, **changes) -> DocumentRun | CorpusRun:
+        """run.json with `changes` (fields of its record, validated), written; returns it."""
+        record = changed(self.read_record(), **changes)
+        self.write_record(record)
+        return record
 
     @property
     def checkpoints(self) -> Path:
@@ -160,6 +169,11 @@ class RunDir:
             fcntl.flock(self._lock_fd, fcntl.LOCK_UN)
             os.close(self._lock_fd)
             self._lock_fd = None
+
+
+def changed(record: DocumentRun | CorpusRun, **changes) -> DocumentRun | CorpusRun:
+    """A validated copy of `record` with `changes` (values or records) applied."""
+    return type(record).model_validate({**dict(record), **changes})
 
 
 def _prune_empty(root: Path) -> None:

@@ -84,17 +84,16 @@ class Pages:
                  ("Tokens in the leaves", t.size[h.root])]
         m, run = h.meta, t.run
         facts = [("Model", m.model), ("chunker", m.tool_version), ("Source", m.source or (m.corpus.root if m.corpus else "")),
-                 ("Characters", m.source_chars), ("Started", m.started_at or run.get("started_at") or ""),
-                 ("Finished", m.finished_at or run.get("finished_at") or "")]
-        if run.get("wall_s") is not None:
-            facts.append(("Wall time", f"{run['wall_s']:.1f} s" if isinstance(run["wall_s"], (int, float))
-                          else run["wall_s"]))
+                 ("Characters", m.source_chars), ("Started", m.started_at or (run and run.started_at) or ""),
+                 ("Finished", m.finished_at or (run and run.finished_at) or "")]
+        if run is not None and run.wall_s:
+            facts.append(("Wall time", f"{run.wall_s:.1f} s"))
         if m.corpus is not None:
             facts.append(("Documents", len(m.corpus.documents)))
             if m.corpus.toc:
                 facts.append(("Table of contents", m.corpus.toc))
-        if run.get("store"):
-            facts.append(("Store", run["store"]))
+        if run is not None and run.store:
+            facts.append(("Store", run.store))
         skipped = [s.model_dump() for s in (m.corpus.skipped if m.corpus else [])]
         updates = [{"at": u.at, "reused": _counts(u.reused), "redone": _counts(u.redone),
                     "added": _counts(u.added), "removed": _counts(u.removed), "calls": u.calls,

@@ -18,6 +18,8 @@ from functools import cached_property
 from pathlib import Path
 
 from chunker.output.hierarchy import Hierarchy, TreeNode
+from chunker.runs.record import CorpusRun, DocumentRun
+from chunker.runs.rundir import RunDir, RunDirError
 
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]")
 
@@ -41,7 +43,8 @@ class SiteTree:
     out: Path
     h: Hierarchy
     raw: dict
-    run: dict
+    run: DocumentRun | CorpusRun | None
+    """The run's record (None: a tree copied without its .chunker/)."""
     order: list[TreeNode]                      # reading order, root first
     index: dict[str, int]                      # node id -> position in `order`
     parent_chain: dict[str, list[str]]         # node id -> ids from the root down to its parent
@@ -111,10 +114,10 @@ def load_site_tree(out: Path) -> SiteTree:
         h = Hierarchy.model_validate({k: v for k, v in raw.items() if k not in RECORD_KEYS})
     except (OSError, ValueError) as exc:
         raise SiteInputError(f"{path} is unreadable: {' '.join(str(exc).split())[:200]}") from None
-    run: dict = {}
+    run = None
     try:
-        run = json.loads((out / ".chunker" / "run.json").read_text(encoding="utf-8"))
-    except (OSError, ValueError):
+        run = RunDir(out).read_record()
+    except RunDirError:
         pass  # a tree copied without its .chunker/: the site shows what hierarchy.json holds
     order = h.in_order()
     nodes = h.by_id()

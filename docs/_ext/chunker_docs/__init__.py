@@ -29,6 +29,7 @@ KINDS: dict[str, Callable[[], str]] = {
     "profiles": settings.profiles,
     "navigator-settings": settings.navigator,
     "hierarchy-schema": schema.markdown,
+    "run-record": schema.run_record,
     "graph-chunker": graphs.chunker,
     "graph-navigator": graphs.navigator,
     "graph-corpus": graphs.corpus,
