@@ -1,8 +1,8 @@
 """Concurrent LLM calls (issue 20): wall time of a run at --max-concurrency 1, 2, 4, 8 through a
 stub that behaves like a batching server, and whether the trees stay the same.
 
-    python bench/concurrency.py [--quick] [--only corpus|emma] [--files N] [--emma-chars N]
-        [--latency-ms 300] [--worktree]
+    python bench/concurrency.py [--quick] [--only corpus|emma|pdf] [--files N] [--emma-chars N]
+        [--latency-ms 300] [--contexts written,source] [--worktree]
 
 Every run is `chunker run SRC -o OUT --model openai:stub-model --config settings.json
 --set background_context=C --max-concurrency N -q --json` as a child process (timed here with
@@ -17,8 +17,14 @@ stub's slots were busy, in calls.
 corpus: ../shared/corpus/folders/fastapi-docs (or N of its files, evenly spaced in path order)
   at 1, 2, 4, 8, under background_context=written (a corpus's documents run at once).
 emma: ../shared/corpus/emma/emma.md (or its first N characters, cut at a paragraph) alone, at 1
-  and 8, under background_context=written and =source (within a document, calls run at once
-  only under source).
+  and 8, under the default settings (`background_context=written`; `--contexts written,source`
+  adds source). A book is read in regions (issue 34), its chapters at once.
+pdf: ../shared/corpus/pdf/four-lectures.pdf alone, at 1 and 8 (its extraction, PyMuPDF's layout
+  model, runs before the graph and does not change with the concurrency: `chunker_wall_s` is the
+  graph's own wall time, from the run's JSON).
+For emma and pdf, the calls of the same document read in one cursor (`reading=one_cursor`,
+`--model scripted` in process: the stub answers as it does, so the calls are the same) are
+counted too: `calls_vs_one_cursor` is the regions run's calls over them.
 Trees: each run's OUT against the run at 1 of the same settings: hierarchy.json equal once the
 wall-clock fields (any key ending in `_at`) are removed, and every Markdown file equal byte for
 byte. Each run's call log (OUT/.chunker/calls.sqlite) gives its timeline: how many calls were
@@ -58,11 +64,12 @@ from corpus_path import corpus_root, default_root  # noqa: E402  (bench/: an arg
 SHARED = default_root()
 FASTAPI = SHARED / "folders" / "fastapi-docs"
 EMMA = SHARED / "emma" / "emma.md"
+PDF = SHARED / "pdf" / "four-lectures.pdf"
 RESULTS = ROOT / "bench" / "results" / "concurrency"
 SLOTS = 8
 CORPUS_LEVELS = (1, 2, 4, 8)
 EMMA_LEVELS = (1, 8)
-CONTEXTS = ("written", "source")
+CONTEXTS = ("written",)
 CODE = ROOT
 TMP = ""
 
@@ -196,12 +203,49 @@ def exp_corpus(tmp: Path, files: int | None, config: Path, latency_ms: float, li
 def exp_emma(tmp: Path, chars: int | None, config: Path, latency_ms: float, limit_s: float) -> dict[str, Any]:
     src = tmp / "emma" / "emma.md"
     record: dict[str, Any] = {"input": emma_prefix(src, chars)}
+    return record | exp_document(tmp, src, "emma", config, latency_ms, limit_s)
+
+
+def exp_pdf(tmp: Path, config: Path, latency_ms: float, limit_s: float) -> dict[str, Any]:
+    src = tmp / "pdf" / PDF.name
+    src.parent.mkdir(parents=True, exist_ok=True)
+    shutil.copyfile(PDF, src)
+    return {"input": {"source": "pdf/four-lectures.pdf", "bytes": src.stat().st_size}} | exp_document(
+        tmp, src, "pdf", config, latency_ms, limit_s)
+
+
+def exp_document(tmp: Path, src: Path, name: str, config: Path, latency_ms: float, limit_s: float) -> dict[str, Any]:
+    """One document at 1 and 8 under each context, and its calls read in one cursor."""
+    record: dict[str, Any] = {}
     for context in CONTEXTS:
-        record[context] = series(src, tmp, f"emma-{context}", EMMA_LEVELS, context, config, latency_ms, limit_s)
-    a, b = (tmp / f"out-emma-{c}-1" for c in CONTEXTS)
-    if a.exists() and b.exists():  # a hint at whether `source` changes what a call sees yet
-        record["written_vs_source_at_1"] = compare_trees(a, b)
+        record[context] = series(src, tmp, f"{name}-{context}", EMMA_LEVELS, context, config, latency_ms, limit_s)
+    if len(CONTEXTS) > 1:
+        a, b = (tmp / f"out-{name}-{c}-1" for c in CONTEXTS)
+        if a.exists() and b.exists():
+            record["written_vs_source_at_1"] = compare_trees(a, b)
+    one = one_cursor_calls(src, tmp / f"out-{name}-one-cursor", config)
+    record["one_cursor"] = one
+    for context in CONTEXTS:
+        for run in record[context].values():
+            if run.get("calls") and one.get("calls"):
+                run["calls_vs_one_cursor"] = round(run["calls"] / one["calls"], 4)
     return record
+
+
+def one_cursor_calls(src: Path, out: Path, config: Path) -> dict[str, Any]:
+    """The document read in one cursor (`--model scripted`, in process: the stub's answers are
+    the scripted model's, so are its calls): its calls, and its wall and CPU time."""
+    cmd = [sys.executable, "-m", "chunker.cli.app", "run", str(src), "-o", str(out), "--model", "scripted",
+           "--config", str(config), "--set", "reading=one_cursor", "-q", "--json"]
+    started = time.perf_counter()
+    child = subprocess.Popen(cmd, cwd=CODE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             env=os.environ | {"PYTHONPATH": str(CODE)})
+    stdout, stderr = child.communicate()
+    if child.returncode != 0:
+        return {"exit": child.returncode, "stderr_tail": stderr.decode(errors="replace")[-2000:]}
+    stats = json.loads(stdout)["stats"]
+    return {"command": "chunker " + " ".join(cmd[3:]).replace(TMP, "$TMP"), "calls": stats["calls.total"],
+            "leaves": stats.get("leaves"), "wall_s": round(time.perf_counter() - started, 2)}
 
 
 def write_settings(dest: Path) -> None:
@@ -217,24 +261,27 @@ def write_settings(dest: Path) -> None:
 def main(argv: list[str]) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--quick", action="store_true", help="20 files, a 40 KB Emma prefix, latency 100 ms")
-    ap.add_argument("--only", choices=("corpus", "emma"), help="one part (default: both)")
+    ap.add_argument("--only", choices=("corpus", "emma", "pdf"), help="one part (default: all three)")
+    ap.add_argument("--contexts", default="written", help="background contexts to run emma and pdf under")
     ap.add_argument("--files", type=int, help="fastapi-docs files to run (default: all 154)")
     ap.add_argument("--emma-chars", type=int, help="characters of Emma to run (default: all)")
     ap.add_argument("--latency-ms", type=float, help="the stub's time per call (default 300)")
     ap.add_argument("--limit-min", type=float, default=30, help="stop a run after this long")
     ap.add_argument("--worktree", action="store_true", help="measure the working tree, not HEAD")
     args = ap.parse_args(argv)
-    corpus_root(needs=[p.relative_to(SHARED).as_posix() for p in (FASTAPI, EMMA)])
+    corpus_root(needs=[p.relative_to(SHARED).as_posix() for p in (FASTAPI, EMMA, PDF)])
+    global CONTEXTS
+    CONTEXTS = tuple(args.contexts.split(","))
     files = args.files or (20 if args.quick else None)
     chars = args.emma_chars or (40_000 if args.quick else None)
     latency = args.latency_ms or (100.0 if args.quick else 300.0)
-    global CODE, TMP
+    global CODE, TMP  # noqa: PLW0603
     code_dir = tempfile.TemporaryDirectory(prefix="bench-concurrency-code-")
     CODE = Path(code_dir.name)
     code = snapshot(CODE) if args.worktree else snapshot_commit(CODE, git_head())
     RESULTS.mkdir(parents=True, exist_ok=True)
     written = []
-    for part in (args.only,) if args.only else ("corpus", "emma"):
+    for part in (args.only,) if args.only else ("corpus", "emma", "pdf"):
         load_start = os.getloadavg()
         with tempfile.TemporaryDirectory(prefix=f"bench-concurrency-{part}-") as tmp:
             TMP = tmp
@@ -243,6 +290,8 @@ def main(argv: list[str]) -> None:
             started = time.perf_counter()
             if part == "corpus":
                 result = exp_corpus(Path(tmp), files, config, latency, args.limit_min * 60)
+            elif part == "pdf":
+                result = exp_pdf(Path(tmp), config, latency, args.limit_min * 60)
             else:
                 result = exp_emma(Path(tmp), chars, config, latency, args.limit_min * 60)
         record = {"part": part, "quick": args.quick, "code": code,

@@ -17,7 +17,8 @@ from typing import Any
 
 RESULTS = Path(__file__).resolve().parents[1] / "bench" / "results" / "concurrency"
 COLUMNS = ("run", "concurrency", "wall s", "speed-up", "chunker wall s", "speed-up (chunker wall)", "calls",
-           "avg in flight", "max in flight", "calls asked (mean)", "share of time at the cap", "floor s", "CPU s (run)", "CPU s (stub)", "tree identical to @1")
+           "avg in flight", "max in flight", "calls asked (mean)", "share of time at the cap", "floor s", "CPU s (run)", "CPU s (stub)", "calls / one cursor's",
+           "tree identical to @1")
 
 
 def call_timeline(out: Path, cap: int) -> dict[str, Any]:
@@ -106,7 +107,7 @@ def _row(name: str, r: dict[str, Any]) -> str:
     cells = (name, r["level"], r["wall_s"], r.get("speedup", "-"), r["chunker_wall_s"],
              r.get("speedup_chunker_wall", "-"), r["calls"], r["avg_in_flight"], r["max_in_flight"],
              timeline.get("mean_asked", "-"), _at_cap(timeline, r["level"]), r["floor_s"], r["cpu_s"], r["stub_cpu_s"],
-             "(reference)" if same is None else str(same["identical"]).lower())
+             r.get("calls_vs_one_cursor", "-"), "(reference)" if same is None else str(same["identical"]).lower())
     return "| " + " | ".join(str(c) for c in cells) + " |"
 
 
@@ -151,9 +152,10 @@ def table(records: list[dict[str, Any]]) -> str:
 
 def main(argv: list[str]) -> None:
     prefix = "quick-" if "--quick" in argv else ""
-    paths = [RESULTS / f"{prefix}{part}.json" for part in ("corpus", "emma")]
+    paths = [RESULTS / f"{prefix}{part}.json" for part in ("corpus", "emma", "pdf")]
     if not prefix:  # earlier measurements kept beside the latest (PART-COMMIT.json), e.g. before a change
-        paths += sorted(RESULTS.glob("corpus-*.json")) + sorted(RESULTS.glob("emma-*.json"))
+        paths += sorted(RESULTS.glob("corpus-*.json")) + sorted(RESULTS.glob("emma-*.json")) + sorted(
+            RESULTS.glob("pdf-*.json"))
     records = [json.loads(p.read_text()) for p in paths if p.exists()]
     text = f"# Concurrent LLM calls through the batching stub{' (quick)' if prefix else ''}\n\n" + table(records)
     (RESULTS / f"{prefix}summary.md").write_text(text)

@@ -2,6 +2,7 @@
 
     python bench/topic_lengths.py generate          # write the sets (seeded) under SETS
     python bench/topic_lengths.py run LABEL [--local-limit N] [--parts signal scripted local] [--only NAME ...]
+        [--set KEY=VALUE ...]
     python bench/topic_lengths.py report            # the Markdown table of every label run
 
 `generate` writes `documents` files per topic length (3-5, 6-8, 9-11, 3-11 sentences) with
@@ -20,7 +21,8 @@ manifestos, with the issue's settings (`--embeddings local --min-chunk-tokens 60
   (the ceiling a model choosing among the peaks could reach), and with the new code `share
   0.4` / `share 0.6` (the cutoff at those `candidate_depth_share` values).
 
-Each run goes to OUT/LABEL/ (`results.json` and the eval reports). Run it from a checkout
+`--set` adds settings to every eval run (issue 34: `--set reading=one_cursor` against the
+default, regions). Each run goes to OUT/LABEL/ (`results.json` and the eval reports). Run it from a checkout
 of the code to measure: `PYTHONPATH=/path/to/old/checkout python bench/topic_lengths.py run
 before` measured the old rule with this script.
 """
@@ -57,10 +59,14 @@ def generate() -> None:
     print({k: len(v) for k, v in written.items()})
 
 
+EXTRA: list[str] = []
+"""`--set` settings added to every eval run."""
+
+
 def _eval(folder: Path, out: Path, model: str, extra: list[str]) -> dict:
     cmd = [sys.executable, "-m", "chunker.cli.app", "eval", "segmentation", str(folder), "--model", model,
            "--baseline", "none", "--out", str(out), "-q", *extra]
-    for s in SETTINGS:
+    for s in (*SETTINGS, *EXTRA):
         cmd += ["--set", s]
     started = time.perf_counter()
     subprocess.run(cmd, check=True, env=os.environ.copy())
@@ -206,6 +212,7 @@ def main() -> None:
     r.add_argument("--parts", nargs="*", default=["signal", "scripted", "local"],
                    choices=["signal", "scripted", "local"])
     r.add_argument("--only", nargs="*", default=[])
+    r.add_argument("--set", nargs="*", default=[], dest="settings")
     sub.add_parser("report")
     args = parser.parse_args()
     if args.cmd in ("generate", "run"):
@@ -213,6 +220,7 @@ def main() -> None:
     if args.cmd == "generate":
         generate()
     elif args.cmd == "run":
+        EXTRA.extend(args.settings)
         run(args.label, args.local_limit, args.parts, args.only)
     else:
         report()

@@ -1,6 +1,6 @@
 """Trees byte for byte, before and after a refactor (issue 17's "no change a user sees").
 
-    python bench/tree_identity.py capture DIR [DOC,DOC...] [--source DOC,...] [--update DOC,...]
+    python bench/tree_identity.py capture DIR [DOC,DOC...] [--source DOC,...] [--update DOC,...] [--one-cursor]
     python bench/tree_identity.py compare DIR_A DIR_B [--as-v2]
     python bench/tree_identity.py redigest DIR   # digests.json again from DIR's trees
 
@@ -15,6 +15,9 @@ trees (candidates mode, every strategy, `written` and `source`) is copied and br
 date with `chunker update` after a sentence is added at the paragraph nearest the text's
 middle: a patch (`...-update`), and with `--set max_group_size=4` a rebuild (`...-rebuild`,
 peel only); an update's case digests the updated tree.
+With `--one-cursor`, every case sets `reading: one_cursor` (issue 34: a document read in one
+cursor, as every version before regions read it): its trees must be byte for byte those of a
+version without regions (`compare` against a capture of that version exits 0).
 `compare` prints the cases whose digests differ and exits 1 if any does. With `--as-v2` it
 digests the trees themselves as schema 2 would have written them (issue 18's additions
 undone: each node's `kind` and `source` dropped, the Markdown leaves' `content` named `kind`
@@ -117,13 +120,17 @@ def _result(proc: subprocess.CompletedProcess, out: Path) -> dict:
     return {"exit": 0, "files": digest_tree(out)}
 
 
+EXTRA_SETTINGS = ""
+"""Settings every case adds (`--one-cursor`: `reading: one_cursor`)."""
+
+
 def run_case(base: Path, doc: str, mode: str, strategy: str, background: str = "written",
              updates: tuple[str, ...] = ()) -> list[tuple[str, dict]]:
     name = f"{doc}-{mode}-{strategy}" + ("-source" if background == "source" else "")
     out = base / name
     config = base / f"{name}.yaml"
-    config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\nbackground_context: {background}\n",
-                      encoding="utf-8")
+    config.write_text(f"boundary_mode: {mode}\nstrategy: {strategy}\nbackground_context: {background}\n"
+                      + EXTRA_SETTINGS, encoding="utf-8")
     source = DOCS[doc]
     if updates:  # the fresh run reads a copy, which each update edits (one path for every capture)
         SOURCES.mkdir(exist_ok=True)
@@ -226,6 +233,8 @@ if __name__ == "__main__":
             return args[args.index(flag) + 1].split(",") if flag in args else []
 
         plain = args[0].split(",") if args and not args[0].startswith("--") else None
+        if "--one-cursor" in args:
+            EXTRA_SETTINGS = "reading: one_cursor\n"
         capture(Path(sys.argv[2]), plain, source=_docs("--source"), update=_docs("--update"))
     elif sys.argv[1:2] == ["redigest"]:
         redigest(Path(sys.argv[2]))

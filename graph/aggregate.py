@@ -29,7 +29,7 @@ from chunker.nodes.finalize import finalize_tree, group_all
 from chunker.nodes.grouping import group_summaries
 from chunker.nodes.synthesize import synthesize_block
 from chunker.nodes.synthesize_groups import group_jobs, place_blocks, synthesize_group
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, in_region, read
 
 
 def begin(state: ChunkerState, runtime: Runtime[ChunkerSettings]
@@ -38,9 +38,16 @@ def begin(state: ChunkerState, runtime: Runtime[ChunkerSettings]
     waits for the last leaf, then makes one block over all (none over a single leaf)."""
     if tree_strategy(state).sweeps:
         return "check_aggregation"
-    if state["cursor"] < state["doc_chars"]:
+    if not at_the_top(state):
         return "__end__"
     return "group_all" if len(state["pending"][0]) > 1 else "finalize_tree"
+
+
+def at_the_top(state: ChunkerState) -> bool:
+    """The levels go up to one node now: the document is read, or a region whose strategy
+    tops it (`tops_regions`: plain text); a section tree's region hands its nodes up instead,
+    for the sections around it, made once the regions are joined."""
+    return read(state) and (not in_region(state) or tree_strategy(state).tops_regions)
 
 
 def after_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]
@@ -48,7 +55,7 @@ def after_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]
     """Sweep a level, or finish once the text is read, or hand back for the next leaf."""
     if state.get("agg_level") is not None:
         return "group_summaries"
-    return "finalize_tree" if state["cursor"] >= state["doc_chars"] else "__end__"
+    return "finalize_tree" if at_the_top(state) else "__end__"
 
 
 def after_grouping(state: ChunkerState, runtime: Runtime[ChunkerSettings]

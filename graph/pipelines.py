@@ -14,6 +14,10 @@ chosen once by `routes.pipeline`.
     patch_tree -> [blocks to synthesise] synthesize_patched (one per step) | end
 
 An update that rebuilds the levels takes `fresh` (its `cut` copies the unchanged passages).
+
+Each pipeline also reads one region of a document read in regions (`graph/regions.py`):
+from the region's start to its end (`text_end`), its sweeps inside it, and no root and no
+patch, which are made once the regions are joined.
 """
 
 from __future__ import annotations
@@ -35,16 +39,13 @@ from chunker.nodes.patch import patch_tree, synthesize_patched
 from chunker.nodes.replay import replay_leaf
 from chunker.nodes.reuse import index_of
 from chunker.nodes.write_leaf import leaf_jobs, leaves_written, write_leaf
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, in_region, read
 
 
 def _decided(state: ChunkerState) -> bool:
     """`cut` ended with a leaf's end decided, not (after copied leaves) with none."""
     return state.get("chunk_end") is not None
 
-
-def _read(state: ChunkerState) -> bool:
-    return state["cursor"] >= state["doc_chars"]
 
 
 # ---- fresh
@@ -55,7 +56,7 @@ def fresh_after_cut(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 def fresh_after_aggregate(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                           ) -> Literal["cut", "__end__"]:
-    return "__end__" if _read(state) else "cut"
+    return "__end__" if read(state) else "cut"
 
 
 def build_fresh(retry: RetryPolicy):
@@ -69,13 +70,16 @@ def build_fresh(retry: RetryPolicy):
 
 # ---- update (a patch)
 def update_after_write(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                       ) -> Literal["cut", "patch_tree"]:
-    """Read on; once the text is read, the old tree's levels are patched."""
-    return "patch_tree" if _read(state) else "cut"
+                       ) -> Literal["cut", "patch_tree", "__end__"]:
+    """Read on; once the text is read, the old tree's levels are patched (a region's leaves
+    are patched once the regions are joined: `graph/regions.py`)."""
+    if not read(state):
+        return "cut"
+    return "__end__" if in_region(state) else "patch_tree"
 
 
 def update_after_cut(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                     ) -> Literal["write", "cut", "patch_tree"]:
+                     ) -> Literal["write", "cut", "patch_tree", "__end__"]:
     return "write" if _decided(state) else update_after_write(state, runtime)
 
 
@@ -84,7 +88,8 @@ def after_patch(state: ChunkerState, runtime: Runtime[ChunkerSettings]
     return "synthesize_patched" if state.get("patch_todo") else "__end__"
 
 
-def _patch(w: Wiring) -> None:
+def add_patch(w: Wiring) -> None:
+    """The patch of an update's levels: patch_tree, then synthesize_patched per block."""
     w.plain(patch_tree=patch_tree).llm(synthesize_patched=synthesize_patched)
     w.route("patch_tree", after_patch).route("synthesize_patched", after_patch)
 
@@ -93,7 +98,7 @@ def build_update(retry: RetryPolicy):
     """An update that patches the old tree: 4 nodes."""
     w = Wiring(retry)
     w.plain(cut=build_cut(retry), write=build_write(retry))
-    _patch(w)
+    add_patch(w)
     w.edge(START, "cut").route("cut", update_after_cut).route("write", update_after_write)
     return w.compile("update")
 
@@ -103,7 +108,7 @@ def read_on_or_write(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                      ) -> Literal["cut", "write_leaf", "leaves_written"] | list[Send]:
     """After each cut: read on; at the end, write every leaf not written yet at once (one
     `write_leaf` task each), or with none to write go straight on."""
-    if not _read(state):
+    if not read(state):
         return "cut"
     return leaf_jobs(state, runtime) or "leaves_written"
 
@@ -114,18 +119,18 @@ def source_after_cut(state: ChunkerState, runtime: Runtime[ChunkerSettings]
 
 
 def after_leaves_written(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-                         ) -> Literal["patch_tree", "replay_leaf", "aggregate"]:
-    """The levels, as after `written`'s last leaf: an update's patch, the sweeps (replayed
-    leaf by leaf), or the flat strategy's one block."""
+                         ) -> Literal["patch_tree", "replay_leaf", "aggregate", "__end__"]:
+    """The levels, as after `written`'s last leaf: an update's patch (a region's, once the
+    regions are joined), the sweeps (replayed leaf by leaf), or the flat strategy's one block."""
     index = index_of(state, runtime)
     if index is not None and index.patch:
-        return "patch_tree"
+        return "__end__" if in_region(state) else "patch_tree"
     return "replay_leaf" if tree_strategy(state).sweeps else "aggregate"
 
 
 def source_after_aggregate(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                            ) -> Literal["replay_leaf", "__end__"]:
-    return "__end__" if _read(state) else "replay_leaf"
+    return "__end__" if read(state) else "replay_leaf"
 
 
 def build_source(retry: RetryPolicy):
@@ -134,7 +139,7 @@ def build_source(retry: RetryPolicy):
     w.plain(cut=build_cut(retry), record_cut=record_cut, leaves_written=leaves_written,
             replay_leaf=replay_leaf, aggregate=build_aggregate(retry, at_once=True))
     w.llm(write_leaf=write_leaf)
-    _patch(w)
+    add_patch(w)
     w.edge(START, "cut").route("cut", source_after_cut).route("record_cut", read_on_or_write)
     w.edge("write_leaf", "leaves_written").route("leaves_written", after_leaves_written)
     w.edge("replay_leaf", "aggregate").route("aggregate", source_after_aggregate)

@@ -7,8 +7,8 @@ draw their edges from (`targets`); a fan-out route returns `Send`s instead, to t
 `Literal` names. The routes of a subgraph live beside it (`graph/cut.py`, `graph/write.py`,
 `graph/aggregate.py`, `graph/pipelines.py`). Where the way on depends on the run's mode, a
 route asks the run's policy (`boundary_policy`, `tree_strategy`, `context_policy`), and the
-modes that shape the whole run (`written` or `source`, a fresh run or an update's patch) are
-asked once, here, by the choice of the pipeline.
+modes that shape the whole run (`written` or `source`, a fresh run or an update's patch, one
+cursor or regions) are asked once, here, by the choice of the pipeline.
 """
 
 from __future__ import annotations
@@ -35,24 +35,33 @@ def targets(route: Callable) -> list[str]:
     return [name for part in parts if get_origin(part) is Literal for name in get_args(part)]
 
 
-Pipeline = Literal["fresh", "update", "source"]
-
-
-def pipeline(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Pipeline:
-    """The run's pipeline (`graph/pipelines.py`): `background.context: source` cuts first and
-    writes after; an update that patches the old tree's levels builds none of its own; any
-    other run (an update that rebuilds the levels too) reads, writes and sweeps leaf by leaf."""
+def reading(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+            ) -> Literal["fresh", "update", "source"]:
+    """How a cursor reads (`graph/pipelines.py`), the whole document's or a region's:
+    `background.context: source` cuts first and writes after; an update that patches the old
+    tree's levels builds none of its own; any other run (an update that rebuilds the levels
+    too) reads, writes and sweeps leaf by leaf."""
     if context_policy(runtime.context).defers_writing:
         return "source"
     index = index_of(state, runtime)
     return "update" if index is not None and index.patch else "fresh"
 
 
+def pipeline(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+             ) -> Literal["fresh", "update", "source", "regions"]:
+    """The run's pipeline: a document planned in regions is read in them, at once
+    (`graph/regions.py`), each region as `reading` says; any other by one cursor."""
+    if (state.get("regions") or 1) > 1:
+        return "regions"
+    return reading(state, runtime)
+
+
 def after_load(state: ChunkerState, runtime: Runtime[ChunkerSettings]
-               ) -> Literal["embed_document", "fresh", "update", "source"]:
-    """A policy that reads the embedding signal needs the document embedded first. An update
-    embeds only when a window first needs the signal: most of its passages are copied or
-    rejoin an old boundary, and a book takes minutes to embed."""
+               ) -> Literal["embed_document", "plan_regions"]:
+    """A policy that reads the embedding signal needs the document embedded first (so do the
+    regions of a text without headings). An update embeds only when a window first needs the
+    signal: most of its passages are copied or rejoin an old boundary, and a book takes
+    minutes to embed."""
     if not state.get("reuse_key") and boundary_policy(runtime.context.chunking).reads_signal:
         return "embed_document"
-    return pipeline(state, runtime)
+    return "plan_regions"

@@ -17,7 +17,7 @@ from chunker.chunking.peel import peel_of
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import prefix_within
 from chunker.nodes.common import run_store
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, reading_end
 
 log = logging.getLogger("chunker")
 
@@ -35,8 +35,8 @@ def _accept(end: int, outcome: str, forced: bool = False, stats: dict | None = N
 
 def validate_boundary(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     w = window_of(state, runtime)
-    # the window's hard end: the section's end with structure, else the text's end
-    limit = w.peel.limit if w.peel else len(w.units.text)
+    # the window's hard end: the section's end with structure, else the text's (or region's) end
+    limit = min(w.peel.limit if w.peel else len(w.units.text), reading_end(state))
     complete = state.get("complete")
     if complete is False:
         if state["window_end"] >= limit:

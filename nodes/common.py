@@ -22,18 +22,30 @@ def store_of(runtime: Runtime[ChunkerSettings]) -> BaseStore:
 
 
 def run_store(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> RunStore:
-    """This run's namespaced view of the store, with the run's memo of derived values."""
-    return run_store_for(runtime, state["run_key"])
+    """This run's namespaced view of the store, with the run's memo of derived values, scoped
+    to the region the state reads (or the levels joined above the regions)."""
+    return run_store_for(runtime, state["run_key"], state.get("region"), bool(state.get("joined")))
 
 
-def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str) -> RunStore:
+def run_store_for(runtime: Runtime[ChunkerSettings], run_key: str, region: int | None = None,
+                  joined: bool = False) -> RunStore:
     run = resources_of(runtime.context)
     return RunStore(store_of(runtime), run_key, run.memo(run_key), out_dir=run.out_dir,
-                    calls_dir=run.calls_dir, writes_tree=run.writes_tree, slots=run.slots)
+                    calls_dir=run.calls_dir, writes_tree=run.writes_tree, slots=run.slots,
+                    region=region, joined=joined)
 
 
 def units_of(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> Units:
     return run_store(state, runtime).units(state["doc_id"])
+
+
+def progress(runtime: Runtime[ChunkerSettings], state: ChunkerState, cursor: int, leaves: int) -> None:
+    """The progress event: where the cursor stands and the leaves it cut (a region's
+    cursor: its own, with the region's index, `chunker/cli/progress.py` adds them up)."""
+    event = {"event": "progress", "cursor": cursor, "total": state["doc_chars"], "leaves": leaves}
+    if state.get("region") is not None:
+        event["region"] = state["region"]
+    emit(runtime, event)
 
 
 def emit(runtime: Runtime[ChunkerSettings], event: dict) -> None:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from langgraph.runtime import Runtime
 
 from chunker.config.settings import ChunkerSettings
-from chunker.nodes.common import emit, run_store
+from chunker.nodes.common import progress, run_store
 from chunker.state.records import LeafCut
 from chunker.state.schema import ChunkerState
 
@@ -22,6 +22,6 @@ def record_cut(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict:
     LeafCut(index=index, span=(state["cursor"], end), outcome=state.get("chunk_outcome"),
             forced=bool(state.get("forced")), origin=state.get("rejoin_origin"),
             ).save(run_store(state, runtime))
-    emit(runtime, {"event": "progress", "cursor": end, "total": state["doc_chars"], "leaves": index + 1})
+    progress(runtime, state, end, index + 1)
     return {"cursor": end, "window_end": None, "chunk_end": None, "leaf_count": index + 1,
             "rejoin_origin": None}

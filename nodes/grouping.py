@@ -20,6 +20,7 @@ from chunker.embeddings import get_embeddings, summary_dips
 from chunker.llm.invoke import call_llm
 from chunker.document.prose import clean_line
 from chunker.nodes.common import run_store
+from chunker.nodes.synthesize import span_of
 from chunker.chunking.strategy import tree_strategy
 from chunker.state.schema import ChunkerState
 
@@ -45,7 +46,8 @@ def group_summaries(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
     if not cfg.llm.asks("group"):  # the signal's dips decide (fallback_grouping): no call
         return {"proposed": None, "group_dips": dips}
     user = grouping_prompt(summaries, dips, agg, state.get("group_nudge", ""))
-    background = block_background(rs, cfg.background, level, state.get("latest") or [])
+    background = block_background(rs, cfg, level, state.get("latest") or [],
+                                  span_of(rs, [items[0][0], items[-1][0]]))
     result = call_llm(cfg.llm, node="group_summaries", task="group", user=user, background=background,
                       writer=runtime.stream_writer, memo=rs, calls_dir=rs.calls_dir, slots=rs.slots)
     groups = result.parsed.groups if result.parsed else None

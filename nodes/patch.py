@@ -74,7 +74,8 @@ def synthesize_patched(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -
     node = rs.get_value(*PLAN)["nodes"][nid]
     level = node["level"]
     children = [final.get_node(c) for c in node["children"]]
-    background = block_background(rs, cfg.background, level - 1, index.latest_ids(children[0].span[0]))
+    background = block_background(rs, cfg, level - 1, index.latest_ids(children[0].span[0]),
+                                  (children[0].span[0], children[-1].span[1]))
     full_budget = cfg.llm.model_window // 2 if level <= cfg.aggregation.synthesize_full_text_levels else 0
     made = synthesize(cfg, children, node="synthesize_block", background=background,
                       full_budget=full_budget, memo=rs, calls_dir=rs.calls_dir, writer=runtime.stream_writer,

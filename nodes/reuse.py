@@ -24,9 +24,9 @@ from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.grounding.gate import grounded
-from chunker.nodes.common import emit, run_store
+from chunker.nodes.common import progress, run_store
 from chunker.state.records import LeafCut, NodeRecord
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, reading_end
 from chunker.state.store import RunStore, node_id
 from chunker.update.index import ReuseIndex, reuse_index
 
@@ -47,6 +47,8 @@ def reusable_old(state: ChunkerState, runtime: Runtime[ChunkerSettings], index: 
     if leaf is None:
         return None
     start, end = leaf["new"]
+    if end > reading_end(state):  # a region's cursor never reads past its region
+        return None
     here = leaf_structure(run_store(state, runtime), state["doc_id"], start, end)
     return leaf if list(here.header_path) == list(leaf["header_path"] or []) else None
 
@@ -76,9 +78,7 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         start, end = leaf["new"]
         original = text[start:end]
         record = _copied(leaf, count, original)
-        prev = _before(rs, count, deferred)
-        if (prev is None) != (index.predecessor(leaf["id"]) is None) or (
-                prev is not None and prev.origin != index.predecessor(leaf["id"])):
+        if not _same_before(rs, index, leaf, count, deferred):
             # the text before it changed: its rewrite must still be supported by what it is shown now
             latest = index.latest_ids(cursor) if index.patch else state.get("latest") or []
             background = leaf_background(rs, cfg, count, latest, "rewrite", state["doc_id"])
@@ -98,8 +98,20 @@ def reuse_leaves(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dict
         count, cursor = count + 1, end
         if one_per_step:
             break
-    emit(runtime, {"event": "progress", "cursor": cursor, "total": state["doc_chars"], "leaves": count})
+    progress(runtime, state, cursor, count)
     return _done(state, count, cursor, pending, stats)
+
+
+def _same_before(rs: RunStore, index: ReuseIndex, leaf: dict, count: int, deferred: bool) -> bool:
+    """Whether the passage before the old leaf `leaf` is the one it had: the same old passage
+    (`origin`). A region's first leaf has its predecessor in the region before, being read at
+    the same time: the same when the old predecessor's unchanged text ends where the region starts."""
+    expected = index.predecessor(leaf["id"])
+    if count == 0 and rs.region:
+        old = index.leaves[index.leaf_index[expected]] if expected is not None else None
+        return old is not None and old["new"] is not None and old["new"][1] == leaf["new"][0]
+    prev = _before(rs, count, deferred)
+    return (prev is None) == (expected is None) and (prev is None or prev.origin == expected)
 
 
 def _before(rs: RunStore, count: int, deferred: bool) -> NodeRecord | LeafCut | None:

@@ -24,7 +24,7 @@ from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
 from chunker.document.readable import readable_copy, sentence_markup, tidy
 from chunker.document.prose import cap_text, clean_line
-from chunker.nodes.common import emit, run_store
+from chunker.nodes.common import progress, run_store
 from chunker.grounding.gate import grounded
 from chunker.state.records import NodeRecord
 from chunker.state.schema import ChunkerState
@@ -44,8 +44,7 @@ def summarize_chunk(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> d
         runtime.stream_writer)
     pending = [list(level) for level in state["pending"]]
     pending[0].append([record.id, record.summary_tokens])
-    emit(runtime, {"event": "progress", "cursor": state["chunk_end"], "total": state["doc_chars"],
-                   "leaves": index + 1})
+    progress(runtime, state, state["chunk_end"], index + 1)
     return {
         "cursor": state["chunk_end"],
         "window_end": None,

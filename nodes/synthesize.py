@@ -35,9 +35,14 @@ def synthesize_block(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> 
     slot = state["agg_level"] + 1
     group, rest = state["groups_todo"][0], state["groups_todo"][1:]
     (level, index), = block_places(state, [group])
-    background = block_background(rs, cfg.background, level - 1, list(state.get("latest") or []))
+    background = block_background(rs, cfg, level - 1, list(state.get("latest") or []), span_of(rs, group))
     record, stats = write_block(cfg, rs, level, index, group, background, runtime.stream_writer)
     return {"groups_todo": rest, **placed(state, slot, [record]), "stats": stats}
+
+
+def span_of(rs: RunStore, ids: list[str]) -> tuple[int, int]:
+    """The text that consecutive nodes `ids` cover."""
+    return rs.get_node(ids[0]).span[0], rs.get_node(ids[-1]).span[1]
 
 
 def next_index(state: ChunkerState, level: int) -> int:

@@ -18,7 +18,7 @@ from langgraph.types import Send
 from chunker.background.policy import group_background
 from chunker.config.settings import ChunkerSettings
 from chunker.nodes.common import run_store, run_store_for
-from chunker.nodes.synthesize import block_places, placed, write_block
+from chunker.nodes.synthesize import block_places, placed, span_of, write_block
 from chunker.state.schema import ChunkerState, GroupJob
 from chunker.state.store import node_id
 
@@ -27,7 +27,8 @@ def group_jobs(state: ChunkerState) -> list[Send]:
     """One `synthesize_group` task per group of the sweep, in order."""
     groups = state["groups_todo"]
     latest = list(state.get("latest") or [])
-    return [Send("synthesize_group", GroupJob(run_key=state["run_key"], level=level, index=index,
+    return [Send("synthesize_group", GroupJob(run_key=state["run_key"], region=state.get("region"),
+                                              joined=bool(state.get("joined")), level=level, index=index,
                                               group=group, sibling=groups[k - 1] if k else None,
                                               latest=latest))
             for k, (group, (level, index)) in enumerate(zip(groups, block_places(state, groups)))]
@@ -35,9 +36,9 @@ def group_jobs(state: ChunkerState) -> list[Send]:
 
 def synthesize_group(job: GroupJob, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
-    rs = run_store_for(runtime, job["run_key"])
+    rs = run_store_for(runtime, job["run_key"], job.get("region"), bool(job.get("joined")))
     level = job["level"]
-    background = group_background(rs, cfg.background, level - 1, job["latest"], job["sibling"])
+    background = group_background(rs, cfg, level - 1, job["latest"], job["sibling"], span_of(rs, job["group"]))
     _, stats = write_block(cfg, rs, level, job["index"], job["group"], background, runtime.stream_writer)
     return {"stats": stats}
 

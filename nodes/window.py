@@ -6,7 +6,7 @@ offers a choice (candidates mode: a candidate cut past the minimum). The lookahe
 to the LLM is the next `lookahead_units` sentences.
 
 With Markdown structure (`chunker/chunking/peel.py`) the window, its lookahead and its candidates
-stop at the end of the cursor's section, and a window end never falls inside a table,
+stop at the end of the cursor's section (and in a document read in regions, at its region's end), and a window end never falls inside a table,
 code block, formula, figure or heading. A window that holds the rest of its section and
 offers no cut to choose ends the chunk at the section end without asking the LLM (a
 small section is one leaf on its own): `section_end` is set and the route goes to
@@ -24,7 +24,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.nodes.common import run_store
 from chunker.nodes.reuse import index_of, reusable_old
-from chunker.state.schema import ChunkerState
+from chunker.state.schema import ChunkerState, reading_end
 from chunker.update.index import ReuseIndex
 
 
@@ -35,7 +35,8 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
     text, n = units.text, len(units.text)
     cursor = state["cursor"]
     peel = peel_of(rs, state["doc_id"], cursor)
-    stop = peel.limit if peel else n
+    region_end = reading_end(state)  # a region's end is a hard end, like a section's
+    stop = min(peel.limit if peel else n, region_end)
 
     def step(pos: int) -> int:
         nxt = units.next_end(pos, cfg.chunking.split_unit)
@@ -78,6 +79,7 @@ def expand_window(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> dic
         shown_end = units.next_end(shown_end, "sentence")
     if peel:
         shown_end = peel.clamp(shown_end)
+    shown_end = min(shown_end, region_end)
     update = _window(end, tokens, min_end, shown_end, expansions)
     if end >= stop and tokens < cfg.chunking.max_chunk_tokens and (
             min_end >= stop or policy.nothing_to_choose(

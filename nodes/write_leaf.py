@@ -39,20 +39,21 @@ in its summary call goes straight to the summary and counts the rewrite as it wa
 def leaf_jobs(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> list[Send]:
     """One `write_leaf` task per cut leaf that is not written yet, in leaf order."""
     rs = run_store(state, runtime)
-    return [Send("write_leaf", LeafJob(run_key=state["run_key"], doc_id=state["doc_id"], leaf=i))
+    return [Send("write_leaf", LeafJob(run_key=state["run_key"], doc_id=state["doc_id"], leaf=i,
+                                       region=state.get("region")))
             for i in range(state["leaf_count"]) if not _cut(rs, i).reused]
 
 
 def write_leaf(job: LeafJob, runtime: Runtime[ChunkerSettings]) -> dict:
     cfg = runtime.context
-    rs = run_store_for(runtime, job["run_key"])
+    rs = run_store_for(runtime, job["run_key"], job.get("region"))
     index, doc_id = job["leaf"], job["doc_id"]
     key = LeafCut.key(index)
-    done = rs.get_value(REWRITTEN, key)
+    done = rs.get_local(REWRITTEN, key)
     if done is None:
         background = leaf_background(rs, cfg, index, [], "rewrite", doc_id)
         stats = rewrite_leaf(cfg, rs, doc_id, _cut(rs, index), background, runtime.stream_writer)
-        rs.put_value(REWRITTEN, key, {"stats": stats})
+        rs.put_local(REWRITTEN, key, {"stats": stats})
     else:
         stats = done["stats"]
     _, summarized = summarize_leaf(cfg, rs, index,

@@ -72,11 +72,16 @@ class NodeRecord(BaseModel):
 
 
 class ValueStore(Protocol):
-    """Where small per-run values live (the run's `RunStore`)."""
+    """Where small per-run values live (the run's `RunStore`): the document's (`*_value`),
+    and those of the view's scope, a region's or the document's (`*_local`)."""
 
     def get_value(self, kind: str, key: str) -> dict | None: ...
 
     def put_value(self, kind: str, key: str, value: dict) -> None: ...
+
+    def get_local(self, kind: str, key: str) -> dict | None: ...
+
+    def put_local(self, kind: str, key: str, value: dict) -> None: ...
 
 
 class LeafCut(BaseModel):
@@ -105,8 +110,67 @@ class LeafCut(BaseModel):
 
     @classmethod
     def load(cls, values: ValueStore, index: int) -> "LeafCut | None":
-        raw = values.get_value(cls.KIND, cls.key(index))
+        raw = values.get_local(cls.KIND, cls.key(index))
         return None if raw is None else cls.model_validate(raw)
 
     def save(self, values: ValueStore) -> None:
-        values.put_value(self.KIND, self.key(self.index), self.model_dump(mode="json"))
+        values.put_local(self.KIND, self.key(self.index), self.model_dump(mode="json"))
+
+
+class Region(BaseModel):
+    """One region of a document read in regions (`chunker/chunking/regions.py`), as the
+    outline shows it (`chunker/background/outline.py`)."""
+
+    index: int
+    span: tuple[int, int]
+    """[start, end) character offsets in the source."""
+    titles: list[str] = Field(default_factory=list)
+    """The headings of the sections it holds, its top-level ones first; none without headings."""
+    summary: str = ""
+    """A short extractive summary of its text (no model call)."""
+
+
+class RegionPlan(BaseModel):
+    """A document's regions, planned once before any of them is read; the outline is made
+    from them. Stored with the document's values; a run read in one cursor has none."""
+
+    KIND: ClassVar[str] = "regions"
+
+    by: str
+    """What divided the document: `sections` (its headings) or `dips` (the signal's)."""
+    regions: list[Region]
+
+    def at(self, pos: int) -> int:
+        """The index of the region holding `pos` (the end of the text: the last region's)."""
+        for region in self.regions:
+            if pos < region.span[1]:
+                return region.index
+        return self.regions[-1].index
+
+    @classmethod
+    def load(cls, values: ValueStore) -> "RegionPlan | None":
+        raw = values.get_value(cls.KIND, "plan")
+        return None if raw is None else cls.model_validate(raw)
+
+    def save(self, values: ValueStore) -> None:
+        values.put_value(self.KIND, "plan", self.model_dump(mode="json"))
+
+
+class RegionResult(BaseModel):
+    """What a region hands up when its cursor reached its end (`nodes/regions.py`): its counts
+    and the nodes left for the levels above it, in its own ids (its scope's)."""
+
+    KIND: ClassVar[str] = "region_result"
+
+    leaf_count: int
+    block_counts: list[int]
+    items: list[list]
+    """`[id, summary_tokens]` of every node not grouped inside the region, in document order."""
+
+    @classmethod
+    def load(cls, values: ValueStore) -> "RegionResult | None":
+        raw = values.get_local(cls.KIND, "result")
+        return None if raw is None else cls.model_validate(raw)
+
+    def save(self, values: ValueStore) -> None:
+        values.put_local(self.KIND, "result", self.model_dump(mode="json"))

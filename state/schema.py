@@ -109,6 +109,18 @@ class StepState(TypedDict, total=False):
     replayed: int
     """After the leaves were written: how many of them the levels' sweeps were fed so far,
     in leaf order, as the cursor would have fed them (`nodes/replay.py`)."""
+    # a document read in regions (graph/regions.py)
+    regions: int | None
+    """How many regions the document is read in (`plan_regions`); None or 1: one cursor."""
+    region: int | None
+    """The region this state reads (its index in the plan), from its start to `text_end`;
+    None: the whole document. A region's nodes are counted from its own first leaf, in a
+    scope of the store of their own (`RunStore.region`)."""
+    text_end: int | None
+    """Where this cursor's text ends: its region's end; None: the document's (`doc_chars`)."""
+    joined: bool
+    """The regions' nodes are joined and the levels above them are being built (in the
+    store's `joined` scope, numbered in document order at the end: `number_nodes`)."""
     tree: dict | None
 
 
@@ -117,13 +129,31 @@ class ChunkerState(StepState, total=False):
     stats: Annotated[dict[str, int], add_counts]
 
 
+def reading_end(state: StepState) -> int:
+    """Where the cursor of `state` stops: its region's end, or the document's."""
+    end = state.get("text_end")
+    return state["doc_chars"] if end is None else end
+
+
+def read(state: StepState) -> bool:
+    """The cursor of `state` has read its text (its region's, or the document's)."""
+    return state["cursor"] >= reading_end(state)
+
+
+def in_region(state: StepState) -> bool:
+    """`state` reads one region of a document read in regions: the levels above its nodes,
+    and an update's patch, are made once the regions are joined, never inside one."""
+    return state.get("region") is not None
+
+
 class LeafJob(TypedDict):
     """What one `write_leaf` task is sent (`background.context: source`): which leaf of which
-    run. Its cut (span, outcome) is in the store (`LeafCut`)."""
+    run (and region). Its cut (span, outcome) is in the store (`LeafCut`)."""
 
     run_key: str
     doc_id: str
     leaf: int
+    region: int | None
 
 
 class GroupJob(TypedDict):
@@ -131,6 +161,9 @@ class GroupJob(TypedDict):
     under (its place in the sweep, never its completion order), and what it may be shown."""
 
     run_key: str
+    region: int | None
+    """The region whose sweep it is (None: the document's, or the levels above the regions)."""
+    joined: bool
     level: int
     """The new block's level."""
     index: int

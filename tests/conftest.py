@@ -54,6 +54,8 @@ SLOW_MODULES = frozenset({
     "test_local_model_e2e", "test_llamacpp_backend", "test_long_topics", "test_postgres_runs",
     "test_postgres_store", "test_property", "test_structure_property", "test_synthetic_sets",
     "test_grounding_calibration", "test_skip_policy", "test_figures_media", "test_update_formats",
+    # a book read in regions: CLI runs through the scripted model and the stub, a SIGKILL, an update
+    "test_regions",
 })
 """Test files marked `slow` as a whole: `python -m pytest -m "not slow"` leaves them out (the
 inner development loop); the README's command and CI run everything. Single tests elsewhere

@@ -97,9 +97,11 @@ def corpus_site(_site_trees) -> Built:
     return _site_trees["corpus"]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def browser():
-    """One headless Chromium for the whole run."""
+    """One headless Chromium per test file: Playwright's sync API marks the worker's thread as
+    running an event loop until it stops, so a session-long browser made every later
+    `asyncio.run` on that worker fail (the MCP tests, when xdist put them after the browser's)."""
     problem = None
     try:
         from playwright.sync_api import sync_playwright

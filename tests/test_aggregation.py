@@ -47,8 +47,11 @@ def test_multi_level_tree_on_a_long_document(tmp_path):
     graph = build_graph(checkpointer=SqliteSaver(conn), store=InMemoryStore(),
                         llm_retry=llm_retry_policy(1, 0.0))
     count_threshold = 6
+    # one cursor: its sweeps keep every level at the count threshold (read in regions, the
+    # levels above the regions start from the regions' tops, as many as there are regions)
     settings = RunContext(model=scripted(group_size=3), min_chunk_tokens=150, max_chunk_tokens=500,
-                          summary_count_threshold=count_threshold, summary_aggregation_threshold=10**6)
+                          summary_count_threshold=count_threshold, summary_aggregation_threshold=10**6,
+                          reading="one_cursor")
     config = {"configurable": {"thread_id": "long"}, "recursion_limit": 10**9}
     out = graph.invoke({"text": text}, config, context=settings)
     h = _check_tree(out["tree"], text)

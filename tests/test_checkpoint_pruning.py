@@ -13,15 +13,17 @@ from chunker.state.run import RunContext
 from chunker.graph import build_graph
 from chunker.graph.build import llm_retry_policy
 from chunker.llm.errors import is_transient
-from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS, PruningSqliteSaver, lineage
+from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS, PruningSqliteSaver, below
 from conftest import CINDERELLA, assert_lossless, leaves, scripted
 
 SMALL = {"min_chunk_tokens": 60, "max_chunk_tokens": 200}
 
 
-def test_lineage():
-    assert lineage("") == [""]
-    assert lineage("fresh:1|cut:2") == ["", "fresh:1", "fresh:1|cut:2"]
+def test_below():
+    low, high = below("fresh:1")
+    assert low < "fresh:1|cut:2" < high and not low < "fresh:1" < high and not low < "fresh:10" < high
+    low, high = below("")
+    assert low < "fresh:1" < high and low < "regions:1|region:2" < high and not low < "" < high
 
 
 def _graph(db):

@@ -34,7 +34,9 @@ def test_every_rewrite_after_the_first_sees_its_predecessor(tmp_path, source):
     """Defect 1: with the default settings the predecessor never fitted the budget."""
     text = (CINDERELLA.read_text() if source == "cinderella"
             else EMMA.read_text()[:60_000])
-    out, _ = run_text(text, model="scripted", out_dir=str(tmp_path), return_tree=True)
+    # one cursor: read in regions, a region's first passage sees the source before the region
+    # in place of its predecessor (tests/test_regions.py)
+    out, _ = run_text(text, model="scripted", out_dir=str(tmp_path), return_tree=True, reading="one_cursor")
     tree_leaves = leaves(out["tree"])
     prompts = _rewrite_prompts(tmp_path)
     assert len(prompts) == len(tree_leaves) >= 3

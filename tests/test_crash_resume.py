@@ -1,7 +1,7 @@
 """SIGKILL at random points, then `chunker resume`: the tree is byte-identical to an
-uninterrupted run's, and each crash costs at most one LLM call. The runs are child processes
-(a SIGKILL needs one); each resume runs in this process (conftest.invoke), which never held the
-killed run's memory, so it can only go on from what the killed process left on disk."""
+uninterrupted run's, and each crash costs at most one LLM call per region in flight. The runs are
+child processes (a SIGKILL needs one); each resume runs in this process (conftest.invoke), which
+never held the killed run's memory, so it can only go on from what the killed process left on disk."""
 
 import json
 import os
@@ -27,7 +27,8 @@ def cli(*args, env):
 
 
 def in_flight(out: Path) -> str:
-    """The step the killed process was in: the next node of the last checkpoint."""
+    """The steps the killed process was in: the next nodes of the last checkpoint of each
+    namespace (a document read in regions has a step in flight in each running region)."""
     import sqlite3
 
     from langgraph.checkpoint.serde.jsonplus import JsonPlusSerializer
@@ -36,15 +37,19 @@ def in_flight(out: Path) -> str:
     if not db.exists():
         return "start"
     try:
-        row = sqlite3.connect(db).execute(
-            "SELECT type, checkpoint FROM checkpoints ORDER BY checkpoint_id DESC LIMIT 1").fetchone()
+        rows = sqlite3.connect(db).execute(
+            "SELECT type, checkpoint FROM checkpoints c WHERE checkpoint_id = (SELECT max(checkpoint_id) "
+            "FROM checkpoints d WHERE d.checkpoint_ns = c.checkpoint_ns) ORDER BY checkpoint_id DESC").fetchall()
     except sqlite3.OperationalError:  # killed after the file was made, before the saver's tables
         return "start"
-    if row is None:
+    if not rows:
         return "start"
-    cp = JsonPlusSerializer().loads_typed((row[0], row[1]))
-    waiting = [k.split(":", 2)[-1] for k in cp["channel_values"] if k.startswith("branch:to:")]
-    return waiting[0] if waiting else ("write_outputs" if (out / ".chunker" / "staging").exists() else "end")
+    waiting = [k.split(":", 2)[-1] for row in rows
+               for k in JsonPlusSerializer().loads_typed((row[0], row[1]))["channel_values"]
+               if k.startswith("branch:to:")]
+    if waiting:
+        return ",".join(dict.fromkeys(waiting))
+    return "write_outputs" if (out / ".chunker" / "staging").exists() else "end"
 
 
 def wait_for(path: Path, proc, poll: float = 0.002) -> None:
@@ -108,8 +113,13 @@ def test_sigkill_anywhere_then_resume(tmp_path):
 
     print(f"\nreference: {ref_calls} calls in {ref_wall:.1f}s; kills landed in {phases}; "
           f"calls issued again per crash: {extra_calls}")
-    assert all(0 <= n <= 1 for n in extra_calls), extra_calls
-    landed = set(phases)
+    # the text is read in two regions (its signal's deepest dip), and at --max-concurrency 1
+    # LangGraph runs two tasks at once (one more than the cap, for the stream's waiter:
+    # `runner.stream_config`), each with a step in flight: at most one call again per region
+    regions = json.loads((tmp_path / "ref" / "hierarchy.json").read_text())["meta"]["stats"].get("regions", 1)
+    assert regions == 2
+    assert all(0 <= n <= regions for n in extra_calls), extra_calls
+    landed = {step for phase in phases for step in phase.split(",")}
     for step in ("check_completeness", "rewrite_chunk", "group_summaries", "synthesize_block"):
         assert step in landed, (step, phases)
     assert landed & {"write_outputs", "end"}

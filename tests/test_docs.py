@@ -140,7 +140,7 @@ def test_the_graph_picture_has_every_node_and_edge_of_the_compiled_graph(chunker
     # every compiled graph inside is drawn, each in a picture of its own
     names = {sub.name for sub in drawn_graphs}
     assert {"chunker", "fresh", "update", "source", "cut", "boundary", "write", "aggregate",
-            "aggregate_at_once"} <= names
+            "aggregate_at_once", "regions", "region"} <= names
     page = graphs.chunker()
     for graph in drawn_graphs:
         dot = graphs.dot(graph, graph.name)

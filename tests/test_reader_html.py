@@ -105,7 +105,7 @@ def test_tables_with_header_colspan_rowspan_and_pipes():
     <tr><td>3</td><td>4</td></tr></tbody></table></body></html>"""
     md = extract_html(page).markdown
     assert md == ("Table 1: sizes\n\n"
-                  "| Name | Size |  |\n"
+                  "| Name | Size | Size |\n"
                   "| --- | --- | --- |\n"
                   "| a\\|b | 1 | 2 |\n"
                   "|  | 3 | 4 |\n")

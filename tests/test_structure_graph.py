@@ -10,6 +10,7 @@ from langgraph.checkpoint.memory import InMemorySaver
 from langgraph.store.memory import InMemoryStore
 
 from chunker.config.settings import ChunkerSettings
+from chunker.state.run import RunContext
 from chunker.document.structure import parse_structure, table_row_cuts
 from chunker.document.tokens import count_tokens
 from chunker.graph import build_graph
@@ -221,7 +222,7 @@ def test_resume_in_the_middle_of_a_section_equals_an_uninterrupted_run():
     store = InMemoryStore()
     graph = build_graph(InMemorySaver(), store, llm_retry=llm_retry_policy(1, 0.0))
     config = {"configurable": {"thread_id": "t"}, "recursion_limit": 10**6}
-    ctx = ChunkerSettings(model=scripted(fail_calls={4}), **cfg)
+    ctx = RunContext.of(ChunkerSettings(model=scripted(fail_calls={4}), **cfg))
     with pytest.raises(Exception) as failure:
         graph.invoke({"text": text}, config, context=ctx)
     assert is_transient(failure.value)

@@ -12,9 +12,10 @@ import pytest
 
 from chunker.document.markdown_parse import markdown_parser
 from chunker.document.structure import parse_structure
-from chunker.structured.checks import mismatch_checks, prose_checks, total_checks
+from chunker.structured.checks import mismatch_checks, total_checks
 from chunker.structured.extract import build_records
 from chunker.structured.numbers import parse_number
+from chunker.structured.prose import prose_checks
 from chunker.structured.tables import parse_tables
 
 DATA = Path(__file__).parent / "data" / "structured"
@@ -138,3 +139,33 @@ def test_figures_have_caption_alt_and_path_and_a_description_only_from_a_given_v
     assert seen.description == "An old apple tree in bloom."
     (made_up,) = describe([fig], text, lambda f: "A red tractor.", lambda s, e: "tractor" in " ".join(e))
     assert made_up.description is None
+
+
+def test_header_written_out_over_its_columns_gaps_and_years():
+    """A merged header written in every column it covers (as the PDF reader writes a span)
+    is not carried over the empty header cell beside it; a row of years before the figures
+    is a header row; a column empty in the body whose header adds nothing is a gap."""
+    text = ("|  | Quarter Ended | Quarter Ended | Quarter Ended |  |\n|---|---|---|---|---|\n"
+            "| ($ in millions) | 2024 |  | 2023 | Change |\n"
+            "| Revenues | 24,690 |  | 23,549 | 5 % |\n| Costs | (20,612) |  | (20,613) | — % |\n")
+    table = build_records(text, parse_structure(text)).tables[0]
+    assert [c.label for c in table.columns[1:]] == ["Quarter Ended / 2024", "Quarter Ended / 2023", "Change"]
+    assert [r.label for r in table.rows] == ["Revenues", "Costs"]
+    assert [c.number.value for c in table.rows[0].cells[1:]] == [24690, 23549, 5]
+    assert table.unit == "$ in millions"
+
+
+def test_caption_is_the_sentence_that_introduces_the_table():
+    """The intro sentence run into a long paragraph above (as a PDF's lines join), an
+    emphasised one, and one that points down at the table without a colon, are captions."""
+    long = "Management uses several measures to evaluate the business and believes they help investors. " * 4
+    text = (f"{long}The following table reconciles income to operating income:\n\n"
+            "| | 2024 |\n|---|---|\n| Income | 3,660 |\n\n"
+            "_Average revenue per subscriber for the quarter ended:_\n\n"
+            "| | 2024 |\n|---|---|\n| Domestic | 7.99 |\n\n"
+            f"{long}The following table is on a sequential quarter basis.\n\n"
+            "| | 2024 |\n|---|---|\n| Subscribers | 24.9 |\n")
+    captions = [t.caption for t in build_records(text, parse_structure(text)).tables]
+    assert captions == ["The following table reconciles income to operating income:",
+                        "Average revenue per subscriber for the quarter ended:",
+                        "The following table is on a sequential quarter basis."]

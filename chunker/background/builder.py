@@ -8,8 +8,9 @@ offered); one that does not fit is skipped whole and the next is tried.
 
 The chosen items are *rendered* in the order that keeps the prompt prefix stable
 between consecutive calls, so that local servers reuse their KV cache: slow-changing
-items first (level summaries, highest level first), then earlier passages oldest
-first, then the predecessor, which changes with every chunk.
+items first (a document read in regions: its outline, the same for every call of a region;
+then level summaries, highest level first), then earlier passages oldest first, then the
+predecessor, which changes with every chunk.
 """
 
 from __future__ import annotations
@@ -19,10 +20,10 @@ from typing import Iterable, Literal
 
 from chunker.document.tokens import count_tokens
 
-ItemKind = Literal["predecessor", "level", "earlier"]
+ItemKind = Literal["outline", "predecessor", "level", "earlier"]
 START_MARKER = "(this is the start of the document)"
 _OPEN, _CLOSE = "<background>", "</background>"
-_RANK = {"level": 0, "earlier": 1, "predecessor": 2}
+_RANK = {"outline": -1, "level": 0, "earlier": 1, "predecessor": 2}
 _WRAPPER_TOKENS = count_tokens(f"{_OPEN}\n\n{_CLOSE}")
 
 
@@ -41,6 +42,8 @@ class BackgroundItem:
 
 
 def render_item(item: BackgroundItem) -> str:
+    if item.kind == "outline":
+        return f"[{item.label or 'outline'}]\n{item.text}"
     if item.kind == "level":
         return f"[overview, level {item.level}] {item.text}"
     if item.kind == "earlier":

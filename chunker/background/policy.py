@@ -14,6 +14,15 @@
 
 All offers start with the level summaries, so consecutive prompts share that prefix.
 
+A document read in regions (`chunker/chunking/regions.py`) adds two things to every call.
+The outline (`chunker/background/outline.py`), the whole document at a glance with the call's
+place marked, stands in for the summaries of the levels that other regions are building at
+the same time; inside a region the level summaries and predecessors are the region's own, as
+above. And a region's first leaf, whose predecessor another region is cutting, is shown the
+source text right before the region instead (whole sentences from its end: as many as
+`min_chunk_tokens` hold for the rewrite, as the budget holds for the other calls). Only a
+call at the document's very start gets the start marker.
+
 That is `background.context: written`. Under `source` (`ContextPolicy.defers_writing`) a
 call sees only the source before it, never model output of the document that is not yet
 fixed, so the calls that do not wait on the cursor run at once: a leaf's completeness and
@@ -32,7 +41,8 @@ from dataclasses import dataclass
 from typing import Iterator, Literal
 
 from chunker.background.builder import BackgroundBuilder, BackgroundItem
-from chunker.config.sections import BackgroundSettings
+from chunker.background.outline import outline_item
+from chunker.chunking.regions import run_plan
 from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.state.records import LeafCut
@@ -69,39 +79,57 @@ def rewrite_budget(cfg: ChunkerSettings) -> int:
 
 def leaf_background(rs: RunStore, cfg: ChunkerSettings, leaf_index: int,
                     latest: list[str | None], task: LeafTask, doc_id: str | None = None) -> str:
-    """The rendered background for a call about leaf `leaf_index`. Under `source` it is cut
-    from the text of `doc_id` (the run's document), and `latest` is not shown."""
+    """The rendered background for a call about leaf `leaf_index` (of `rs`'s region, when
+    the document is read in regions). Under `source` it is cut from the text of `doc_id` (the
+    run's document), and `latest` is not shown."""
     if context_policy(cfg).defers_writing:
         return source_background(rs, cfg, doc_id, leaf_index, task)
+    at_start = leaf_index == 0 and not rs.region
+    outline = region_outline(rs, cfg)
     if task == "rewrite":
         builder = BackgroundBuilder(rewrite_budget(cfg), cfg.background.order)
-        items = rewrite_items(rs, leaf_index, latest)
+        first = region_start(rs, cfg, doc_id, leaf_index, "rewrite", builder, outline)
+        items = rewrite_items(rs, leaf_index, latest, first, outline)
     else:
         builder = BackgroundBuilder(cfg.background.budget_tokens, cfg.background.order)
-        items = summary_items(rs, leaf_index, latest)
-    return builder.build(items, at_start=leaf_index == 0)
+        first = region_start(rs, cfg, doc_id, leaf_index, task, builder, outline)
+        items = summary_items(rs, leaf_index, latest, first, outline)
+    return builder.build(items, at_start=at_start)
 
 
-def rewrite_items(rs: RunStore, leaf_index: int,
-                       latest: list[str | None]) -> Iterator[BackgroundItem]:
+def rewrite_items(rs: RunStore, leaf_index: int, latest: list[str | None],
+                  first: BackgroundItem | None = None,
+                  outline: BackgroundItem | None = None) -> Iterator[BackgroundItem]:
+    """The predecessor in full (a region's first leaf: the source before the region, `first`),
+    then the level summaries, then the outline."""
     if leaf_index > 0:
         prev = rs.find_node(node_id(0, leaf_index - 1))
         if prev:
             text, tokens = prev.background_text()
             yield BackgroundItem("predecessor", prev.id, text, tokens, position=leaf_index - 1,
                                  label="the text right before this passage")
+    elif first is not None:
+        yield first
     yield from level_items(rs, latest, above=0)
+    if outline is not None:
+        yield outline
 
 
-def summary_items(rs: RunStore, leaf_index: int,
-                       latest: list[str | None]) -> Iterator[BackgroundItem]:
-    """Level summaries first, then the predecessor's summary, then earlier summaries."""
+def summary_items(rs: RunStore, leaf_index: int, latest: list[str | None],
+                  first: BackgroundItem | None = None,
+                  outline: BackgroundItem | None = None) -> Iterator[BackgroundItem]:
+    """Level summaries first, then the predecessor's summary (a region's first leaf: the end
+    of the source before it), then the outline, then earlier summaries."""
     yield from level_items(rs, latest, above=0)
     if leaf_index > 0:
         prev = rs.find_node(node_id(0, leaf_index - 1))
         if prev:
             yield BackgroundItem("predecessor", prev.id, prev.summary, prev.summary_tokens,
                                  position=leaf_index - 1, label="previous passage, summary")
+    elif first is not None:
+        yield first
+    if outline is not None:
+        yield outline
     for back in range(2, min(leaf_index, MAX_EARLIER_LOOKUPS + 1) + 1):
         rec = rs.find_node(node_id(0, leaf_index - back))
         if rec:
@@ -118,10 +146,14 @@ def level_items(rs: RunStore, latest: list[str | None], above: int) -> Iterator[
             yield BackgroundItem("level", rec.id, rec.summary, rec.summary_tokens, level=level)
 
 
-def block_background(rs: RunStore, background: BackgroundSettings, level: int,
-                     latest: list[str | None]) -> str:
+def block_background(rs: RunStore, cfg: ChunkerSettings, level: int, latest: list[str | None],
+                     span: tuple[int, int] | None = None) -> str:
     """For grouping or synthesising at `level` (new blocks go to level+1): the preceding
-    block at level+1 as predecessor (its summary), then the levels above it."""
+    block at level+1 as predecessor (its summary), then the levels above it, then (read in
+    regions) the outline with the text `span` the blocks cover marked."""
+    background = cfg.background
+    outline = region_outline(rs, cfg, span)
+
     def items() -> Iterator[BackgroundItem]:
         target = level + 1
         if target < len(latest) and latest[target]:
@@ -130,10 +162,68 @@ def block_background(rs: RunStore, background: BackgroundSettings, level: int,
                 yield BackgroundItem("predecessor", rec.id, rec.summary, rec.summary_tokens,
                                      label="previous section, summary")
         yield from level_items(rs, latest, above=target)
+        if outline is not None:
+            yield outline
 
     at_start = not any(latest[level + 1:]) if level + 1 < len(latest) else True
+    if outline is not None:  # read in regions: only a block at the document's very start
+        at_start = at_start and not rs.region and (span is None or span[0] == 0)
     return BackgroundBuilder(background.budget_tokens, background.order).build(
         items(), at_start=at_start)
+
+
+def region_outline(rs: RunStore, cfg: ChunkerSettings, span: tuple[int, int] | None = None
+                   ) -> BackgroundItem | None:
+    """The outline item of a call in a document read in regions (None in one cursor): its
+    region marked, or for a call above the regions the regions `span` covers."""
+    plan = run_plan(rs)
+    if plan is None:
+        return None
+    if rs.region is not None:
+        span = tuple(plan.regions[rs.region].span)
+    if span is None:
+        return None
+    return outline_item(rs, plan, span, int(cfg.regions.outline_share * cfg.background.budget_tokens))
+
+
+REGION_START_LABEL = "the source text right before this part"
+
+
+def region_start(rs: RunStore, cfg: ChunkerSettings, doc_id: str | None, leaf_index: int, task: LeafTask,
+                 builder: BackgroundBuilder, outline: BackgroundItem | None) -> BackgroundItem | None:
+    """For the first leaf of a region after the first: the end of the source before the
+    region, whole sentences from its end, as many as `min_chunk_tokens` hold (the rewrite) or
+    as fit the budget beside the outline (the other calls). None for any other leaf."""
+    if leaf_index > 0 or not rs.region or doc_id is None:
+        return None
+    start = run_plan(rs).regions[rs.region].span[0]
+    units = rs.units(doc_id)
+    fixed = [outline] if outline is not None else []
+    cap = cfg.chunking.min_chunk_tokens if task == "rewrite" else None
+    return _tail(units, max(0, start - 40 * (cap or cfg.background.budget_tokens)), start,
+                 lambda text: BackgroundItem("predecessor", "region-start", text, count_tokens(text),
+                                             label=REGION_START_LABEL),
+                 builder, fixed, cap)
+
+
+def _tail(units, start: int, end: int, item, builder: BackgroundBuilder, fixed: list[BackgroundItem],
+          cap: int | None = None) -> BackgroundItem | None:
+    """The longest tail of text[start:end], grown a sentence at a time from its end, whose
+    item (`item(text)`) still fits the builder beside `fixed` (and holds at most `cap` tokens)."""
+    best = None
+    first = bisect.bisect_right(units.sentences, start)
+    starts = [start] + [e for e in units.sentences[first:] if e < end]
+    for pos in reversed(starts):
+        tail = units.text[pos:end].strip()
+        if not tail:
+            continue
+        candidate = item(tail)
+        if cap is not None and candidate.tokens > cap:
+            break
+        if candidate not in builder.select([*fixed, candidate]):
+            break  # one more sentence no longer fits: the tail so far is the background
+        best = candidate
+    return best
 
 
 # -- background.context: source --------------------------------------------------------------
@@ -144,30 +234,23 @@ def source_background(rs: RunStore, cfg: ChunkerSettings, doc_id: str | None, le
                       task: LeafTask) -> str:
     """Under `source`: the rewrite sees its predecessor's whole original (skipped whole when
     it does not fit, like any item); the other calls the end of it, whole sentences from the
-    end, as many as fit `background_budget_tokens`."""
-    at_start = leaf_index == 0
+    end, as many as fit `background_budget_tokens` (read in regions: beside the outline)."""
+    at_start = leaf_index == 0 and not rs.region
+    outline = region_outline(rs, cfg)
+    fixed = [outline] if outline is not None else []
+    rewrite = task == "rewrite"
+    builder = BackgroundBuilder(rewrite_budget(cfg) if rewrite else cfg.background.budget_tokens,
+                                cfg.background.order)
     cut = LeafCut.load(rs, leaf_index - 1) if leaf_index > 0 else None
-    if cut is None:
-        return BackgroundBuilder(0).build([], at_start=at_start)
+    if cut is None:  # the document's first leaf, or a region's: the source before the region
+        first = region_start(rs, cfg, doc_id, leaf_index, task, builder, outline)
+        return builder.build([*fixed, *([first] if first else [])], at_start=at_start)
     units = rs.units(doc_id)
     start, end = cut.span
-    if task == "rewrite":
-        builder = BackgroundBuilder(rewrite_budget(cfg), cfg.background.order)
-        return builder.build([_source_item(cut, units.text[start:end])], at_start=at_start)
-    builder = BackgroundBuilder(cfg.background.budget_tokens, cfg.background.order)
-    best: list[BackgroundItem] = []
-    # sentence starts inside the predecessor, latest first: the tail grows a sentence at a time
-    first = bisect.bisect_right(units.sentences, start)
-    starts = [start] + [e for e in units.sentences[first:] if e < end]
-    for pos in reversed(starts):
-        tail = units.text[pos:end].strip()
-        if not tail:
-            continue
-        chosen = builder.select([_source_item(cut, tail)])
-        if not chosen:
-            break  # one more sentence no longer fits: the tail so far is the background
-        best = chosen
-    return builder.render(best, at_start=at_start)
+    if rewrite:
+        return builder.build([_source_item(cut, units.text[start:end]), *fixed], at_start=at_start)
+    best = _tail(units, start, end, lambda tail: _source_item(cut, tail), builder, fixed)
+    return builder.build([*fixed, *([best] if best else [])], at_start=at_start)
 
 
 def _source_item(cut: LeafCut, text: str) -> BackgroundItem:
@@ -175,16 +258,21 @@ def _source_item(cut: LeafCut, text: str) -> BackgroundItem:
                           position=cut.index, label=SOURCE_LABEL)
 
 
-def group_background(rs: RunStore, background: BackgroundSettings, level: int,
-                     latest: list[str | None], sibling: list[str] | None) -> str:
+def group_background(rs: RunStore, cfg: ChunkerSettings, level: int, latest: list[str | None],
+                     sibling: list[str] | None, span: tuple[int, int] | None = None) -> str:
     """A block of a sweep synthesised beside its siblings (`source`): the first sees what a
     `written` block sees (`block_background`: the sweep began after that block was fixed);
     a later one sees, in place of its preceding sibling's synthesis, the summaries of that
-    sibling's children (`sibling`), nearest first in priority, then the levels above."""
+    sibling's children (`sibling`), nearest first in priority, then the levels above (read
+    in regions: the outline first)."""
+    background = cfg.background
     if sibling is None:
-        return block_background(rs, background, level, latest)
+        return block_background(rs, cfg, level, latest, span)
+    outline = region_outline(rs, cfg, span)
 
     def items() -> Iterator[BackgroundItem]:
+        if outline is not None:
+            yield outline
         for position in range(len(sibling) - 1, -1, -1):
             rec = rs.find_node(sibling[position])
             if rec:

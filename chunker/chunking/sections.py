@@ -26,7 +26,6 @@ import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
-from chunker.chunking.outline import Outline
 from chunker.config.sections import AggregationSettings
 from chunker.embeddings import split_at_dips
 from chunker.state.store import RunStore
@@ -87,13 +86,14 @@ def _ordered(rs: RunStore, pending: list[list[list]]) -> list[tuple[int, int, tu
             for level in range(len(pending) - 1, -1, -1) for i, item in enumerate(pending[level])]
 
 
-def next_sweep(rs: RunStore, outline: Outline, pending: list[list[list]], cursor: int,
+def next_sweep(rs: RunStore, spans: Sequence[tuple[int, int]], pending: list[list[list]], cursor: int,
                agg: AggregationSettings) -> SectionSweep | None:
-    """The sweep the outline asks for now (the innermost closed section with two items or
-    more, else an open section's early block), or None; `pending` as it is (not gathered)."""
+    """The sweep the sections `spans` ask for now (the innermost closed section with two
+    items or more, else an open section's early block), or None; `pending` as it is (not
+    gathered). `spans`: an outline's (`Outline.spans`), or those a region holds."""
     items = _ordered(rs, pending)
     best: tuple[int, list[int]] | None = None
-    for start, end in outline.spans:
+    for start, end in spans:
         if end > cursor:
             continue
         inside = [k for k, (_, _, span) in enumerate(items) if start <= span[0] and span[1] <= end]
@@ -103,7 +103,7 @@ def next_sweep(rs: RunStore, outline: Outline, pending: list[list[list]], cursor
         inside = best[1]
         level, first, _ = items[inside[0]]
         return SectionSweep(level=level, first=first, count=len(inside), closing=True)
-    open_start = max((s for s, e in outline.spans if s <= cursor < e), default=0)
+    open_start = max((s for s, e in spans if s <= cursor < e), default=0)
     for level, level_items in enumerate(pending):
         inside = [i for i, item in enumerate(level_items) if rs.get_node(item[0]).span[0] >= open_start]
         if len(inside) > agg.fanout_max:

@@ -23,6 +23,7 @@ import functools
 from typing import Literal, NamedTuple
 
 from chunker.chunking.peel import run_outline
+from chunker.chunking.regions import region_span
 from chunker.chunking.sections import Planner, fan_groups, gathered, next_sweep
 from chunker.config.sections import AggregationSettings
 from chunker.config.settings import ChunkerSettings
@@ -59,16 +60,27 @@ def crossing_level(pending: list[list[list]], count_threshold: int, token_thresh
 
 
 class TreeStrategy:
-    """`full`: the LLM loop over the whole text, structure ignored, levels swept as they fill."""
+    """`full`: the LLM loop over the whole text, structure ignored, levels swept as they fill.
+
+    Read in regions, a region is a text of its own: its levels are swept and closed up to one
+    node as a whole document's are (`tops_regions`), and the levels above the regions group
+    the regions' nodes as sections are closed (`chunker/chunking/sections.py`): cut at the dips
+    between their summaries, without a grouping call; nothing groups across a region's top."""
 
     name: Chosen = "full"
     uses_structure = False
     sweeps = True
+    tops_regions = True
+    """Whether a region's levels go up to one node of its own (its top) before the regions are
+    joined; `peel` hands a region's nodes up instead, for the sections around it to group."""
 
     def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
                    ) -> tuple[int, list[list[list]]] | None:
         """The level to sweep now and the pending levels to sweep it from, or None (here:
         the lowest level past the count or token threshold, as it is)."""
+        spans = self.closing(state, rs)
+        if spans is not None:
+            return _section_sweep(state, rs, spans, agg)
         level = crossing_level(state["pending"], agg.summary_count_threshold,
                                agg.summary_aggregation_threshold, agg.min_group_size)
         return None if level is None else (level, state["pending"])
@@ -77,7 +89,15 @@ class TreeStrategy:
                     agg: AggregationSettings) -> Sweep:
         """The level's pending items that a sweep groups (here: all of them, as the model
         proposes)."""
+        spans = self.closing(state, rs)
+        if spans is not None:
+            return _section_items(state, rs, spans, level, agg)
         return Sweep(state["pending"][level])
+
+    def closing(self, state: ChunkerState, rs: RunStore) -> list[tuple[int, int]] | None:
+        """The spans closed as sections now: above the regions, the document's (over the
+        regions' nodes). None: the thresholds decide, as in one cursor and inside a region."""
+        return [(0, state["doc_chars"])] if rs.joined else None
 
 
 class FlatStrategy(TreeStrategy):
@@ -89,33 +109,57 @@ class FlatStrategy(TreeStrategy):
 
 
 class PeelStrategy(TreeStrategy):
-    """`peel`: headings first; the LLM chunks only inside sections and blocks follow them."""
+    """`peel`: headings first; the LLM chunks only inside sections and blocks follow them.
+    Read in regions, a region closes only the sections it holds whole: the sections around
+    it are closed above the regions, over every region's nodes."""
 
     name: Chosen = "peel"
     uses_structure = True
+    tops_regions = False
 
     def next_sweep(self, state: ChunkerState, rs: RunStore, agg: AggregationSettings
                    ) -> tuple[int, list[list[list]]] | None:
         """A closed section's items (gathered onto one level), or an open section's leading
         ones (`chunker/chunking/sections.py`); without structure, as `full`."""
-        outline = run_outline(rs, state["doc_id"])
-        if outline is None:
+        spans = self._spans(state, rs)
+        if spans is None:
             return super().next_sweep(state, rs, agg)
-        sweep = next_sweep(rs, outline, state["pending"], state["cursor"], agg)
-        return None if sweep is None else (sweep.level, gathered(state["pending"], sweep))
+        return _section_sweep(state, rs, spans, agg)
 
     def sweep_items(self, state: ChunkerState, rs: RunStore, level: int,
                     agg: AggregationSettings) -> Sweep:
         """The items `next_sweep` chose (the state holds them gathered), with their groups;
         at the end of the document (finalize_tree) a level's items all, as one section's."""
+        spans = self._spans(state, rs)
+        if spans is None:
+            return super().sweep_items(state, rs, level, agg)
+        return _section_items(state, rs, spans, level, agg)
+
+    @staticmethod
+    def _spans(state: ChunkerState, rs: RunStore) -> list[tuple[int, int]] | None:
+        """The outline's sections this state may close: in a region, those inside it."""
         outline = run_outline(rs, state["doc_id"])
         if outline is None:
-            return super().sweep_items(state, rs, level, agg)
-        items = state["pending"][level]
-        sweep = next_sweep(rs, outline, state["pending"], state["cursor"], agg)
-        if sweep is not None and sweep.level == level:
-            return Sweep(items[sweep.first:sweep.first + sweep.count], sweep.planner(agg))
-        return Sweep(items, lambda dips: fan_groups(len(items), dips, agg))
+            return None
+        if rs.region is None:
+            return list(outline.spans)
+        lo, hi = region_span(rs)
+        return [(s, e) for s, e in outline.spans if lo <= s and e <= hi]
+
+
+def _section_sweep(state: ChunkerState, rs: RunStore, spans: list[tuple[int, int]],
+                   agg: AggregationSettings) -> tuple[int, list[list[list]]] | None:
+    sweep = next_sweep(rs, spans, state["pending"], state["cursor"], agg)
+    return None if sweep is None else (sweep.level, gathered(state["pending"], sweep))
+
+
+def _section_items(state: ChunkerState, rs: RunStore, spans: list[tuple[int, int]], level: int,
+                   agg: AggregationSettings) -> Sweep:
+    items = state["pending"][level]
+    sweep = next_sweep(rs, spans, state["pending"], state["cursor"], agg)
+    if sweep is not None and sweep.level == level:
+        return Sweep(items[sweep.first:sweep.first + sweep.count], sweep.planner(agg))
+    return Sweep(items, lambda dips: fan_groups(len(items), dips, agg))
 
 
 @functools.cache

@@ -91,8 +91,9 @@ def run(
     encoding: Optional[str] = typer.Option(None, help="Text encoding of DOC (default utf-8)."),
     max_bytes: Optional[int] = typer.Option(None, help="Refuse documents larger than this."),
     max_concurrency: Optional[int] = typer.Option(
-        None, "--max-concurrency", min=1, help="LLM calls in flight at once (the documents of a corpus; "
-                                        "a document's leaves and blocks under background_context=source). "
+        None, "--max-concurrency", min=1, help="LLM calls in flight at once (the documents of a corpus, "
+                                        "a document's regions, a region's leaves and blocks under "
+                                        "background_context=source). "
                                         "Default: the backend's (1 in-process, OLLAMA_NUM_PARALLEL or 1 for "
                                         "Ollama, 8 for an OpenAI-compatible server). The tree does not change."),
     include: Optional[list[str]] = typer.Option(

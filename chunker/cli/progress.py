@@ -31,6 +31,10 @@ class RunProgress:
             transient=False,
         )
         self.task = None
+        self.regions: dict[int, tuple[int, int]] = {}
+        """A document read in regions: each region's span, from its `regions` event."""
+        self.read: dict[int | None, tuple[int, int]] = {}
+        """Per cursor (a region's, or the document's: None): characters read and leaves cut."""
 
     def __enter__(self) -> "RunProgress":
         self.progress.__enter__()
@@ -46,9 +50,16 @@ class RunProgress:
         kind = event.get("event")
         if kind == "llm_call":
             self.calls += 1
+        elif kind == "regions":
+            self.regions = {i: tuple(span) for i, span in enumerate(event.get("spans") or [])}
         elif kind == "progress":
-            self.leaves = event.get("leaves", self.leaves)
-            cursor, total = event.get("cursor", 0), event.get("total") or 0
+            region = event.get("region")
+            start = self.regions.get(region, (0, 0))[0] if region is not None else 0
+            self.read[region] = (event.get("cursor", 0) - start, event.get("leaves", 0))
+            # the regions' cursors read at once: what they read adds up
+            cursor = sum(chars for chars, _ in self.read.values())
+            self.leaves = sum(leaves for _, leaves in self.read.values())
+            total = event.get("total") or 0
             self.progress.update(self.task, total=total, completed=cursor,
                                  chars=f"{cursor:,}/{total:,}")
         self.progress.update(self.task, leaves=self.leaves, calls=self.calls)

@@ -17,7 +17,7 @@ from pydantic import BaseModel
 from chunker.config.errors import SettingsError
 
 SECTION_NAMES = ("llm", "chunking", "embedding", "background", "aggregation", "grounding",
-                 "pdf", "input", "output", "knowledge")
+                 "pdf", "input", "output", "knowledge", "regions")
 """The sections of `ChunkerSettings`, each a frozen model (config/sections.py)."""
 
 FLAT_KEYS: dict[str, str] = {
@@ -85,6 +85,12 @@ FLAT_KEYS: dict[str, str] = {
     "term_propose_max_terms": "knowledge.propose_max_terms",
     "term_propose_max_definition_chars": "knowledge.propose_max_definition_chars",
     "pdf_figure_min_px": "pdf.figure_min_px",
+    "reading": "regions.reading",
+    "region_min_tokens": "regions.min_tokens",
+    "region_max_tokens": "regions.max_tokens",
+    "outline_share": "regions.outline_share",
+    "outline_summary_chars": "regions.summary_chars",
+    "outline_summary_sentences": "regions.summary_sentences",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

@@ -22,6 +22,7 @@ StructureMode = Literal["auto", "markdown", "none"]
 Strategy = Literal["auto", "flat", "peel", "full"]
 BackgroundOrder = Literal["stable", "priority"]
 BackgroundContext = Literal["written", "source"]
+Reading = Literal["regions", "one_cursor"]
 ModelTask = Literal["boundary", "rewrite", "summary", "group", "synthesis", "terms"]
 TREE_TASKS: tuple[ModelTask, ...] = ("boundary", "rewrite", "summary", "group", "synthesis")
 """The tasks that build the tree, in the order a leaf and a block meet them (round 2's five:
@@ -57,8 +58,8 @@ class LLMSettings(BaseModel):
     timeout_s: float = 300.0
     """Seconds before one LLM request is abandoned as a transient failure."""
     max_concurrency: int | None = Field(None, ge=1)
-    """LLM calls in flight at once, over the whole run (the documents of a corpus, and within
-    a document what `background.context: source` lets run at once). None: the backend's
+    """LLM calls in flight at once, over the whole run (the documents of a corpus, a document's
+    regions, and within a region what `background.context: source` lets run at once). None: the backend's
     default (`chunker.llm.registry.default_concurrency`): 1 in-process, 1 for Ollama unless
     `OLLAMA_NUM_PARALLEL` says more, 8 for an OpenAI-compatible server. It changes when calls
     run, never what they answer: a tree is the same at every concurrency."""
@@ -191,6 +192,46 @@ class BackgroundSettings(BaseModel):
     one after another. `source`: only the source before it (the predecessor's original
     text), so a document's leaves are rewritten and summarised, and a level's blocks
     synthesised, in parallel (up to `llm.max_concurrency`), at the cost of that context."""
+
+
+class RegionSettings(BaseModel):
+    """How a document is divided into regions read at once, and the outline every call sees
+    (chunker/chunking/regions.py, chunker/background/outline.py)."""
+
+    model_config = SECTION_CONFIG
+
+    reading: Reading = "regions"
+    """`regions`: the document is divided into regions that are read independently, at once
+    (up to `llm.max_concurrency`): its top-level sections where it has headings, stretches
+    cut at the embedding signal's deepest dips where it has none; every call is shown the
+    document's outline. A document that is one region runs as `one_cursor`. `one_cursor`:
+    one cursor reads the whole document in order, every call waiting on the one before (the
+    trees of every version before regions; an old run.json or tree without this setting
+    resumes and updates so)."""
+    min_tokens: int = Field(3000, ge=1)
+    """A region holds at least this many tokens: smaller top-level sections are merged with
+    the ones after them, and the signal's dips are cut at only while each stretch keeps this
+    many. 3,000 tokens are two to five leaves at every profile's sizes, so a region's own
+    passages still give most calls their background."""
+    max_tokens: int = Field(12000, ge=1)
+    """A section larger than this is split at its subsections (where it has them) into
+    regions of their own; the levels above them still make the section's node."""
+    outline_share: float = Field(0.5, ge=0, le=1)
+    """The share of `background.budget_tokens` the outline may take in a call's background:
+    the rest stays for what the call's own region wrote (its level summaries, the passage
+    before). The outline is one item under the same hard budget."""
+    summary_chars: int = Field(160, ge=20)
+    """The longest extractive summary of a region in the outline (about one sentence)."""
+    summary_sentences: int = Field(24, ge=2)
+    """The most sentences of a region that its summary is ranked among (spread evenly over
+    the region): LexRank's cost grows with the square of its sentences, and a chapter of a
+    book has hundreds (48 took 1.4 s of Emma's CPU before any call could start, 24 a quarter)."""
+
+    @model_validator(mode="after")
+    def _sizes(self) -> "RegionSettings":
+        if self.max_tokens < self.min_tokens:
+            raise ValueError("region_max_tokens must be at least region_min_tokens")
+        return self
 
 
 class AggregationSettings(BaseModel):

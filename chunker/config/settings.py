@@ -24,14 +24,14 @@ from chunker.config.keys import FLAT_KEYS, flatten, nest
 from chunker.config.profiles import ModelProfile, profile_for
 from chunker.config.sections import (AggregationSettings, BackgroundSettings, BoundaryMode,
                                      ChunkingSettings, EmbeddingSettings, InputSettings,
-                                     LLMSettings, OutputSettings, PdfSettings, SplitUnit,
+                                     LLMSettings, OutputSettings, PdfSettings, RegionSettings, SplitUnit,
                                      Strategy, StructureMode, TREE_TASKS)
 from chunker.grounding.policy import GroundingPolicy
 from chunker.knowledge.settings import KnowledgeSettings
 
 __all__ = ["AggregationSettings", "BackgroundSettings", "BoundaryMode", "ChunkerSettings",
            "ChunkingSettings", "EmbeddingSettings", "GroundingPolicy", "InputSettings", "KnowledgeSettings",
-           "LLMSettings", "OutputSettings", "PdfSettings", "SettingsError", "SplitUnit",
+           "LLMSettings", "OutputSettings", "PdfSettings", "RegionSettings", "SettingsError", "SplitUnit",
            "Strategy", "StructureMode", "local_embeddings_installed"]
 
 _PROFILE_FIELDS = tuple(f.name for f in dataclasses.fields(ModelProfile))
@@ -50,6 +50,17 @@ def _flat_aliases(schema: dict[str, Any]) -> None:
 
 LOCAL_FIELDS = frozenset({"return_tree", "max_concurrency"})
 """Flat settings that say where the output goes or how fast it comes, not what the tree holds."""
+
+REGION_FIELDS = tuple(flat for flat, path in FLAT_KEYS.items() if path.startswith("regions."))
+"""The flat settings of the `regions` section: how a document is read. A tree read in one
+cursor records none of them, as every tree before regions did (`public_dict`)."""
+
+
+def as_recorded(flat: dict[str, Any]) -> dict[str, Any]:
+    """Flat settings as a run record (run.json, a tree's `meta.config`) holds them, with what an
+    older record means by leaving a setting out: one that names no `reading` was read in one
+    cursor (its checkpoints and its tree were made so), so it resumes and updates in one cursor."""
+    return flat if "reading" in flat else {**flat, "reading": "one_cursor"}
 
 
 class ChunkerSettings(BaseModel):
@@ -78,6 +89,8 @@ class ChunkerSettings(BaseModel):
     """What the tree's files and the graph's output hold."""
     knowledge: KnowledgeSettings
     """The knowledge passes over the finished tree: terms, references, links, their checks."""
+    regions: RegionSettings
+    """How the document is read: in regions at once, with the outline, or in one cursor."""
 
     def __init__(self, **data: Any) -> None:
         try:
@@ -139,8 +152,12 @@ class ChunkerSettings(BaseModel):
     def public_dict(self) -> dict[str, Any]:
         """The flat settings hierarchy.json records: without those that say where a run
         happens rather than what it computes, so the same input and settings give
-        byte-identical trees (the run's folder is no setting at all: `RunResources.out_dir`)."""
-        return {k: v for k, v in self.flat_dict().items() if k not in LOCAL_FIELDS}
+        byte-identical trees (the run's folder is no setting at all: `RunResources.out_dir`).
+        A tree read in one cursor leaves out the `regions` section too (`REGION_FIELDS`): such
+        a tree is byte for byte what every version before regions wrote, and a tree without
+        them is one read in one cursor (`as_recorded`)."""
+        hidden = LOCAL_FIELDS | (set(REGION_FIELDS) if self.regions.reading == "one_cursor" else set())
+        return {k: v for k, v in self.flat_dict().items() if k not in hidden}
 
 
 def _legacy_extractive(flat: dict[str, Any]) -> None:

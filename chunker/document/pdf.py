@@ -5,8 +5,10 @@ primitives rather than pymupdf4llm: measured on the corpus (bench/results/pdf/re
 pymupdf4llm's layout mode collapses the Type3-font lecture notes into one paragraph a page with
 no headings, and its legacy mode finds no headings in either PDF (it ranks font sizes only, and
 the earnings release marks sections in bold body-size type). Tables come from PyMuPDF's table
-finder, which uses the pymupdf-layout model when installed (all 24 tables of the earnings
-release, drawn without rules; the rule-based finder alone finds none).
+finder, which uses the pymupdf-layout model when installed (the earnings release's tables are
+drawn without rules; the rule-based finder alone finds none), written as pipe tables by
+`pdf_tables` (all 25 tables of the earnings release, every cell as the page shows it:
+bench/results/structured/parse.json).
 
 Pages are read one at a time (two passes: font statistics, then text), so memory holds one
 page's objects plus the Markdown built so far.

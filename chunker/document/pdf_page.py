@@ -18,6 +18,7 @@ import pymupdf
 
 from chunker.document.pdf_fonts import FontProfile, StyleKey, style_of
 from chunker.document.pdf_model import PdfSettings
+from chunker.document.pdf_tables import TablePart, table_parts
 
 # Fonts without a Unicode map (TeX's Type3 fonts from dvips) keep TeX's OT1 codes, where
 # 0x0B-0x0F are the ligatures ff, fi, fl, ffi, ffl; other control codes carry no text.
@@ -77,8 +78,8 @@ def page_elements(page: pymupdf.Page, profile: FontProfile, settings: PdfSetting
                 outline: list[OutlineEntry] | None) -> list[PageElement]:
     """The page's Markdown elements. With `outline` (the PDF has bookmarks), headings come from
     it alone; without, from the font profile."""
-    tables = page.find_tables().tables if settings.find_tables else []
-    rects = [pymupdf.Rect(t.bbox) for t in tables]
+    found = [table_parts(t) for t in (page.find_tables().tables if settings.find_tables else [])]
+    rects = [box for box, _ in found]
     emitted: set[int] = set()
     elements: list[PageElement] = []
     lines: list[_Line] = []
@@ -93,7 +94,7 @@ def page_elements(page: pymupdf.Page, profile: FontProfile, settings: PdfSetting
                 if inside not in emitted:
                     elements.extend(_paragraphs(lines, profile, settings, outline is not None))
                     lines = []
-                    elements.append(_table_element(tables[inside]))
+                    elements.extend(_table_elements(found[inside][1]))
                     emitted.add(inside)
                 continue
             text = clean_text("".join(s["text"] for s in line["spans"])).strip()
@@ -109,9 +110,9 @@ def page_elements(page: pymupdf.Page, profile: FontProfile, settings: PdfSetting
             else:
                 lines.append(_Line(text, style, bbox.y1, box))
     elements.extend(_paragraphs(lines, profile, settings, outline is not None))
-    for i, table in enumerate(tables):
+    for i, (_, parts) in enumerate(found):
         if i not in emitted:
-            elements.append(_table_element(table))
+            elements.extend(_table_elements(parts))
     if outline is not None:
         elements = _apply_outline(elements, outline)
     return elements
@@ -123,9 +124,10 @@ def _line_style(spans: list[dict]) -> StyleKey | None:
     return styles.pop() if len(styles) == 1 else None
 
 
-def _table_element(table: pymupdf.table.Table) -> PageElement:
-    text = table.to_markdown().strip()
-    return PageElement("table", text, table.bbox[1], rows=table.row_count, cols=table.col_count)
+def _table_elements(parts: list[TablePart]) -> list[PageElement]:
+    """A found table's pipe tables (two or more where the finder's grid stacks them) and the
+    caption lines between them (`pdf_tables`)."""
+    return [PageElement(p.kind, p.text, p.y, rows=p.rows, cols=p.cols) for p in parts]
 
 
 def _paragraphs(lines: list[_Line], profile: FontProfile, settings: PdfSettings,

@@ -23,7 +23,7 @@ from chunker.document.units import sentence_ends
 from chunker.grounding.check import check
 from chunker.grounding.patterns import has_first_person, placeholders_and_markup
 from chunker.grounding.policy import GroundingPolicy
-from chunker.grounding.text import STOP_WORDS, WORD, content_stems, plain
+from chunker.grounding.text import STOP_WORDS, SUMY_IMPORTS, WORD, content_stems, plain, stem
 
 if TYPE_CHECKING:
     from sumy.summarizers.lex_rank import LexRankSummarizer
@@ -56,9 +56,24 @@ class _Tokenizer:
 _TOKENIZER = _Tokenizer()
 
 
-@cache
+def warm_up() -> None:
+    """Import sumy and nltk (the stemmer and LexRank) now, on one thread, before a run's tasks
+    start on several: a resumed document read in regions summarises in every region at once,
+    and nltk's circular imports deadlock when two threads import it together (the lock below
+    does not cover every path into nltk)."""
+    _summarizer()
+    stem("warm")
+
+
 def _summarizer() -> LexRankSummarizer:
+    with SUMY_IMPORTS:  # the first summary imports sumy and nltk: one thread at a time
+        return _built()
+
+
+@cache
+def _built() -> LexRankSummarizer:
     # built at the first summary: sumy's stemmer imports nltk, and nltk scipy.stats (about 1 s)
+    from sumy.models.dom import ObjectDocumentModel  # noqa: F401  (imported here, under the lock)
     from sumy.nlp.stemmers import Stemmer
     from sumy.summarizers.lex_rank import LexRankSummarizer
 
@@ -105,6 +120,8 @@ def rank(items: list[str], written: list[str] | None = None) -> list[_Ranked]:
     `written`: each sentence as its source writes it (see `extractive_summary`), judged
     clean in its place."""
     import numpy
+
+    summarizer = _summarizer()  # first: sumy and nltk imported once, under its lock
     from sumy.models.dom import ObjectDocumentModel, Paragraph, Sentence
 
     document = ObjectDocumentModel([Paragraph([Sentence(s, _TOKENIZER) for s in items])])
@@ -117,7 +134,7 @@ def rank(items: list[str], written: list[str] | None = None) -> list[_Ranked]:
     # LexRank's power iteration divides by a zero norm when no two sentences share a word:
     # the ratings are then NaN, which rank as 0 (the document order decides)
     with numpy.errstate(invalid="ignore", divide="ignore"):
-        _summarizer()(document, keep_all)
+        summarizer(document, keep_all)
     rating = {info.order: _finite(float(info.rating)) for info in order}  # order: index in `items`
     judged = written or items
     ranked = [_Ranked(i, rating.get(i, 0.0), _clean(s) and _clean(judged[i])) for i, s in enumerate(items)]
@@ -190,6 +207,21 @@ def extractive_summary(text: str, *, max_chars: int, max_sentences: int = 2,
     if written is not None and len(written) != len(text):
         raise ValueError("written must be the text's source, of the same length")
     ranked = rank(items, [" ".join(written[a:b].split()) for _, (a, b) in spans] if written else None)
+    return _summary(items, ranked, text, max_chars, max_sentences, policy)
+
+
+def summary_of_sentences(items: list[str], *, max_chars: int, max_sentences: int = 2,
+                         policy: GroundingPolicy = GroundingPolicy()) -> str:
+    """As `extractive_summary`, of sentences already split (whitespace collapsed): a text
+    segmented once is not segmented again for each part of it."""
+    items = [s for s in items if WORD.search(s)]
+    if not items:
+        return ""
+    return _summary(items, rank(items), " ".join(items), max_chars, max_sentences, policy)
+
+
+def _summary(items: list[str], ranked: list[_Ranked], evidence: str, max_chars: int, max_sentences: int,
+             policy: GroundingPolicy) -> str:
     picks: list[_Ranked] = []
     used = -1
     for r in ranked:
@@ -200,7 +232,7 @@ def extractive_summary(text: str, *, max_chars: int, max_sentences: int = 2,
             picks.append(r)
             used += 1 + len(items[r.index])
     first = _fit(items, picks or ranked[:1], max_chars)
-    return _grounded([first, *_heads(items, ranked, max_chars)], text, "summarize", policy)
+    return _grounded([first, *_heads(items, ranked, max_chars)], evidence, "summarize", policy)
 
 
 def _parts(n: int, k: int) -> list[range]:

@@ -11,6 +11,8 @@ still runs after it (length cap, reserved names, uniqueness).
 
 from __future__ import annotations
 
+import functools
+
 import re
 
 from slugify import slugify
@@ -35,8 +37,14 @@ _SLUG_WORD = re.compile(r"[a-z]+|\d+")
 def _text_words(text: str) -> set[str]:
     """The text's words, their plural variants and their ASCII forms (as slugify writes them)."""
     found = set(words(text))
-    found |= {slugify(w, lowercase=True, separator="") for w in found}
+    found |= {_ascii_form(w) for w in found}
     return found | {v for w in found for v in variants(w)}
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _ascii_form(word: str) -> str:
+    """A word as slugify writes it (asked for the same words of every node of a tree: cached)."""
+    return slugify(word, lowercase=True, separator="")
 
 
 def _allowed(word: str, text_words: set[str], text_numbers: set[str]) -> bool:

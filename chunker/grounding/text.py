@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pkgutil
 import re
+import threading
 from functools import cache
 
 from chunker.document.words import NUMBER, WORD, WORD_OR_COMPOUND
@@ -81,8 +82,19 @@ def words_and_compounds(text: str) -> tuple[list[str], list[str]]:
 _STEMS: dict[str, str] = {}
 
 
-@cache
+SUMY_IMPORTS = threading.RLock()
+"""Held while sumy (and with it nltk) is first imported, here and for LexRank
+(`chunker/grounding/extractive.py`): threads importing nltk at once (a document's regions, its
+leaves under `source`) leave it partially initialised, or deadlock in its circular imports."""
+
+
 def _stemmer():
+    with SUMY_IMPORTS:
+        return _built_stemmer()
+
+
+@cache
+def _built_stemmer():
     # built at the first stem: importing it imports nltk, and nltk scipy.stats (about 1 s)
     from sumy.nlp.stemmers import Stemmer
 

@@ -42,7 +42,7 @@ from psycopg.rows import dict_row
 from psycopg_pool import ConnectionPool
 
 from chunker.llm.calllog_pg import TABLE as CALLS_TABLE
-from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS, lineage
+from chunker.persistence.pruning_saver import KEEP_CHECKPOINTS, below
 from chunker.persistence.store_url import (CONNECT_TIMEOUT_S, StoreUnavailable, connect, is_store_url,
                                            open_pool, redact, setup_lock, unavailable)
 
@@ -91,17 +91,23 @@ WHERE b.thread_id = %(thread_id)s AND b.checkpoint_ns = %(ns)s
 
 
 _PRUNE_ENDED_SQL = """
-WITH old_writes AS (
+WITH ended AS (
+    SELECT checkpoint_ns FROM checkpoints
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns > %(low)s AND checkpoint_ns < %(high)s
+    GROUP BY checkpoint_ns HAVING max(checkpoint_id) < %(checkpoint_id)s
+), old_writes AS (
     DELETE FROM checkpoint_writes
-    WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns IN (SELECT checkpoint_ns FROM ended)
 ), old_blobs AS (
     DELETE FROM checkpoint_blobs
-    WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+    WHERE thread_id = %(thread_id)s AND checkpoint_ns IN (SELECT checkpoint_ns FROM ended)
 )
 DELETE FROM checkpoints
-WHERE thread_id = %(thread_id)s AND NOT (checkpoint_ns = ANY(%(keep)s))
+WHERE thread_id = %(thread_id)s AND checkpoint_ns IN (SELECT checkpoint_ns FROM ended)
 """
-"""The checkpoints of the subgraphs' runs that ended (`pruning_saver.py` says why)."""
+"""The checkpoints of the subgraphs' runs that ended (`pruning_saver.py` says why): the
+namespaces below the one just put whose every checkpoint is older than it (the regions still
+running beside one another, and the subgraphs of the step it starts, keep theirs)."""
 
 
 class PruningPostgresSaver(PostgresSaver):
@@ -111,7 +117,6 @@ class PruningPostgresSaver(PostgresSaver):
     def __init__(self, conn, *, keep: int = KEEP_CHECKPOINTS, **kwargs):
         super().__init__(conn, **kwargs)
         self.keep = max(1, keep)
-        self._last_ns: dict[str, str] = {}
 
     def put(self, config, checkpoint, metadata, new_versions):
         result = super().put(config, checkpoint, metadata, new_versions)
@@ -120,9 +125,9 @@ class PruningPostgresSaver(PostgresSaver):
         # _cursor takes the saver's lock and a pooled connection, as every other call does.
         with self._cursor() as cur:
             cur.execute(_PRUNE_SQL, {"thread_id": thread_id, "ns": ns, "offset": self.keep - 1})
-            if self._last_ns.get(thread_id) != ns:
-                self._last_ns[thread_id] = ns
-                cur.execute(_PRUNE_ENDED_SQL, {"thread_id": thread_id, "keep": lineage(ns)})
+            low, high = below(ns)
+            cur.execute(_PRUNE_ENDED_SQL, {"thread_id": thread_id, "low": low, "high": high,
+                                           "checkpoint_id": checkpoint["id"]})
         return result
 
 

@@ -7,11 +7,15 @@ the database at a constant size: SQLite reuses the freed pages. Time travel thro
 old steps is given up; the store keeps every chunk and block regardless.
 
 The graph is built from subgraphs (`graph/`), and each run of a subgraph checkpoints in a
-namespace of its own (`fresh:<task>|cut:<task>`): one per leaf and subgraph. A subgraph's run
-that ended is never resumed (its parent checkpointed its result before the next step began:
-durability `sync`), and the subgraphs of one graph run one after another, so when a
-checkpoint is put in a namespace the thread has not written to just before, every
-namespace of the thread but that one and its ancestors is dropped.
+namespace of its own (`fresh:<task>|cut:<task>`): one per leaf and subgraph. Several may run
+at once: a document read in regions runs one subgraph per region in one step
+(`regions:<task>|region:<task>|...`), each resumed from its own namespace after a kill. A
+subgraph's run ended when its parent moved on: a graph puts its next checkpoint only once
+every task of its step has finished, and a resume never runs an ended subgraph again (the
+parent holds its result). So a checkpoint put in a namespace drops the namespaces below it
+(`ns|...`) that are older than it: its step's subgraphs, ended, and never those of the step
+it starts, whose checkpoints come after it (ids are time-ordered). The regions still running
+beside one another keep theirs.
 """
 
 from __future__ import annotations
@@ -22,17 +26,16 @@ KEEP_CHECKPOINTS = 3
 """Checkpoints kept per thread: the latest plus a margin, never fewer than one."""
 
 
-def lineage(ns: str) -> list[str]:
-    """A checkpoint namespace and its ancestors: `a:1|b:2` -> `a:1|b:2`, `a:1`, ``."""
-    parts = ns.split("|") if ns else []
-    return ["|".join(parts[:i]) for i in range(len(parts) + 1)]
+def below(ns: str) -> tuple[str, str]:
+    """The namespaces below `ns` (`ns|...`, or every other one below the root's ``) as a range
+    (low, high), both excluded: a range of the primary key, '}' sorting right after '|'."""
+    return (ns + "|", ns + "}") if ns else ("", "\U0010ffff")
 
 
 class PruningSqliteSaver(SqliteSaver):
     def __init__(self, conn, *, keep: int = KEEP_CHECKPOINTS, **kwargs):
         super().__init__(conn, **kwargs)
         self.keep = max(1, keep)
-        self._last_ns: dict[str, str] = {}  # per thread: the namespace of its last put
 
     def put(self, config, checkpoint, metadata, new_versions):
         result = super().put(config, checkpoint, metadata, new_versions)
@@ -49,11 +52,10 @@ class PruningSqliteSaver(SqliteSaver):
                 for table in ("writes", "checkpoints"):
                     cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns = ? "
                                 "AND checkpoint_id < ?", (str(thread_id), ns, oldest_kept))
-            if self._last_ns.get(str(thread_id)) != ns:  # the ended subgraphs' runs
-                self._last_ns[str(thread_id)] = ns
-                keep = lineage(ns)
-                marks = ", ".join("?" * len(keep))
-                for table in ("writes", "checkpoints"):
-                    cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns NOT IN ({marks})",
-                                (str(thread_id), *keep))
+            # the ended subgraphs' runs: below this namespace, older than this checkpoint
+            low, high = below(ns)
+            for table in ("writes", "checkpoints"):
+                cur.execute(f"DELETE FROM {table} WHERE thread_id = ? AND checkpoint_ns > ? "
+                            "AND checkpoint_ns < ? AND checkpoint_id < ?",
+                            (str(thread_id), low, high, checkpoint["id"]))
         return result

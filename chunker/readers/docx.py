@@ -162,6 +162,10 @@ class _Doc:
             if tr.getparent() is not tbl and tr.getparent().getparent() is not tbl:
                 continue  # a nested table's row: its text is in the outer cell
             row: list[str] = []
+            # a header row (the first, or one repeated on each page): a merged label is written
+            # over every column it heads, as the other readers write it
+            trpr = tr.find(w("trPr"))
+            heading = not rows or (trpr is not None and trpr.find(w("tblHeader")) is not None)
             for tc in tr.iter(w("tc")):
                 if tc.getparent() is not tr:
                     continue
@@ -171,7 +175,7 @@ class _Doc:
                     and val(tcpr, "vMerge") != "restart"
                 text = "" if merged else " ".join(
                     self.inline(p, part) for p in tc.iter(w("p"))).strip()
-                row += [text] + [""] * (span - 1)
+                row += [text] + [text if heading else ""] * (span - 1)
             rows.append(row)
         return gfm_table(rows)
 

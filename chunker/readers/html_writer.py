@@ -180,9 +180,10 @@ class Writer:
         for r, tr in enumerate(rows):
             row: list[str] = []
             cells = [c for c in tr if isinstance(c.tag, str) and c.tag in ("td", "th")]
+            heading = (all(c.tag == "th" for c in cells)
+                       or any(a.tag == "thead" for a in tr.iterancestors()))
             if r == 0:
-                header = (all(c.tag == "th" for c in cells)
-                          or any(a.tag == "thead" for a in tr.iterancestors()))
+                header = heading
             for cell in cells:
                 while len(row) in spans:
                     self._spanned(row, spans)
@@ -191,7 +192,9 @@ class Writer:
                 for extra in range(_int(cell.get("colspan"))):
                     if _int(cell.get("rowspan")) > 1:
                         spans[len(row)] = (_int(cell.get("rowspan")) - 1, "")
-                    row.append(text if extra == 0 else "")
+                    # a header's merged label over every column it heads (Markdown has no
+                    # colspan: an empty cell beside it would read as a column without one)
+                    row.append(text if extra == 0 or heading else "")
             while len(row) in spans:
                 self._spanned(row, spans)
             grid.append(row)

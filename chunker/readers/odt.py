@@ -5,7 +5,8 @@ its own pure-Python element tree, several times slower than lxml, and its API gi
 the XML does, so the reader walks the XML itself. Headings are `text:h` with their
 `text:outline-level` (and paragraphs whose style has a `default-outline-level`); lists nest by
 `text:list`, bullet or number by the list style's level; notes (`text:note`) become `[^n]` with
-the notes at the end; `table:covered-table-cell` (a merged cell) is an empty cell.
+the notes at the end; `table:covered-table-cell` (a merged cell) is an empty cell, or in the
+header row its label repeated.
 
 A place's `part` is `content.xml`; its `paragraph` is the block's 0-based index in document order
 (headings, paragraphs, list items' paragraphs and tables each count one); a note's is the
@@ -221,7 +222,9 @@ class _Odt:
             for cell in row:
                 repeat = min(int(cell.get(q("table:number-columns-repeated")) or 1), 64)
                 if cell.tag == q("table:covered-table-cell"):
-                    cells += [""] * repeat
+                    # covered by a merge: in the first (header) row, the label of the columns
+                    # it heads, as the other readers write a merged header
+                    cells += [cells[-1] if not rows and cells else ""] * repeat
                 elif cell.tag == q("table:table-cell"):
                     text = " ".join(self.inline(p) for p in cell.iter(q("text:p"), q("text:h")))
                     cells += [text] * repeat

@@ -226,10 +226,15 @@ class _Deck:
 
     @staticmethod
     def table(table) -> str:
-        rows = []
+        rows: list[list[str]] = []
         for row in table.rows:
-            rows.append(["" if cell.is_spanned else " ".join(
-                _Deck.inline(p) for p in cell.text_frame.paragraphs) for cell in row.cells])
+            cells: list[str] = []
+            for cell in row.cells:
+                if not cell.is_spanned:
+                    cells.append(" ".join(_Deck.inline(p) for p in cell.text_frame.paragraphs))
+                else:  # covered by a merge: in the header row, the label of the columns it heads
+                    cells.append(cells[-1] if not rows and cells else "")
+            rows.append(cells)
         return gfm_table(rows)
 
     def picture(self, shape, where: dict) -> None:

@@ -21,7 +21,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any, Literal, Union
 
-from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, TypeAdapter, model_validator
 
 from chunker import __version__
 from chunker.runs.older_records import from_older
@@ -227,6 +227,14 @@ class CorpusRun(_Run):
         """The name of its call log in a database (`RunDir.calls_target`): the corpus's."""
         return self.corpus_key
 
+    @model_validator(mode="after")
+    def _read_as_recorded(self) -> "CorpusRun":
+        """A corpus whose `config` names no `reading` was read in one cursor (a version before
+        regions): its documents go on so, resumed or updated (`as_recorded`)."""
+        if self.config and "reading" not in self.config and "reading" not in self.settings:
+            self.settings = {**self.settings, "reading": "one_cursor"}
+        return self
+
     def to_settings(self) -> ChunkerSettings:
         """The corpus's settings, from those given (each document's add its reader's:
         `document_settings`)."""
@@ -266,8 +274,11 @@ def settings_of(config: dict[str, Any]) -> ChunkerSettings:
     from chunker.config.keys import FLAT_KEYS, LEGACY_KEYS, SECTION_NAMES
     from chunker.config.settings import ChunkerSettings
 
+    from chunker.config.settings import as_recorded
+
     known = {*FLAT_KEYS, *LEGACY_KEYS, *SECTION_NAMES}
-    return ChunkerSettings(**{k: v for k, v in config.items() if k in known})
+    # a setting it did not have yet means what that version did: no `reading`, one cursor
+    return ChunkerSettings(**{k: v for k, v in as_recorded(config).items() if k in known})
 
 
 def parse(data: bytes | str) -> DocumentRun | CorpusRun:

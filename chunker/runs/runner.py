@@ -33,6 +33,9 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     """The graph compiled with the run's persistence: OUT's SQLite, or the database of
     `run.store_url` (LangGraph's PostgreSQL checkpointer and store)."""
     retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
+    from chunker.grounding.extractive import warm_up
+
+    warm_up()  # sumy and nltk imported on this thread, before the run's tasks start on several
     if run.store_url is not None:
         from chunker.persistence.postgres import open_postgres
 
@@ -44,6 +47,10 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     st = sqlite3.connect(str(run.store), check_same_thread=False, isolation_level=None)
     try:
         st.execute("PRAGMA journal_mode=WAL")
+        # WAL with synchronous NORMAL: a commit survives the process being killed (what a
+        # resume needs), without an fsync per step; only a power cut may lose the last ones
+        for conn in (ck, st):
+            conn.execute("PRAGMA synchronous=NORMAL")
         saver = PruningSqliteSaver(ck)
         store = SqliteStore(st)
         store.setup()

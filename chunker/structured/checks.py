@@ -1,17 +1,20 @@
 """Consistency checks on the tables, before any model reads them.
 
 - `table-total`: a row (or column) labelled as a total (`Total`, `Subtotal`, `Sum`, `Σ`;
-  `Net ...` more weakly) against the sum of the cells it covers, at the precision the cells
-  are written at. What a total covers is not written down, so each plausible cover is tried
-  (the rows since the group label or the previous total; the rows since the table's or the
-  group's start, inner totals standing for their parts) and the total passes when one adds up.
-  A `Net` row is often a difference, not a sum: it is only held to account when another of
-  its columns does add up.
-- `table-mismatch`: one quantity (a row label, a column label and a unit) with two values: in
+  `Net ...` and `..., net` more weakly; a row of figures without a label, a subtotal, as
+  weakly) against the sum of the cells it covers, at the precision the cells are written at.
+  What a total covers is not written down, so each plausible cover is tried: the rows since
+  the group label or the previous total; the rows since the group's start, inner totals
+  standing for their parts; and every run of rows read back from the total, group labels
+  skipped and each total already checked standing for the rows it covers (`Total liabilities
+  and equity` over `Total equity` over `Total Disney Shareholders' equity`); a total that
+  names its group (`Total Experiences` under `Experiences`) covers that group only. The total
+  passes when one adds up. A weak total is often a difference, not a sum: it is only held to account
+  when another of its columns does add up.
+- `table-mismatch`: one quantity (a row label, a column label and a unit) with two values in
   two tables that otherwise agree on what they share (two tables that share labels but
-  disagree on most of them are about different things: segments), or in a table and a
-  sentence of the prose that names the row and states a number close to the row's (within
-  `PROSE_CLOSE`) but not equal to any of its cells at the sentence's precision.
+  disagree on most of them are about different things: segments). The prose against the
+  tables is `structured.prose`.
 
 Every finding is a `chunker.output.checks.Check` with both locations; nothing is corrected.
 """
@@ -19,34 +22,12 @@ Every finding is a `chunker.output.checks.Check` with both locations; nothing is
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 
 from chunker.output.checks import Check, CheckLocation
-from chunker.structured.numbers import prose_numbers
 from chunker.structured.records import NumberValue, Row, TableRecord
 
 STRONG_TOTAL = re.compile(r"^\s*(grand\s+total|sub-?total|total|sum|σ|Σ)\b", re.IGNORECASE)
-WEAK_TOTAL = re.compile(r"^\s*net\b", re.IGNORECASE)
-PROSE_CLOSE = 0.1
-"""A prose number within this relative distance of a cell of the row it names (and equal to
-none) is a mismatch; farther ones are other quantities (a change, a count)."""
-PROSE_MIN_LABEL_CHARS = 8
-"""One-word row labels shorter than this (`Sports`, `Other`) name too much prose to be
-matched in it; labels of two words or more always count."""
-HEDGE = re.compile(r"(approximately|about|around|roughly|nearly|almost|over|more than|less than|~)\s*\(?$",
-                   re.IGNORECASE)
-"""An estimate is no statement of the table's figure."""
-CHANGE = re.compile(r"\b(increased|decreased|grew|declined|rose|fell|improved|by|up|down)\s*$", re.IGNORECASE)
-"""A number right after a change verb is the change, not the quantity (`increased $0.8 billion`)."""
-SCALE_FACTORS = {None: 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
-
-
-@dataclass(frozen=True)
-class Settings:
-    prose_close: float = PROSE_CLOSE
-    prose_min_label_chars: int = PROSE_MIN_LABEL_CHARS
-
-
+WEAK_TOTAL = re.compile(r"^\s*net\b|,\s*net\s*$", re.IGNORECASE)
 def norm_label(label: str) -> str:
     """A label as compared: lower case, footnote marks `(1)` and punctuation dropped."""
     label = re.sub(r"\(\d+\)|\*+|†|‡", " ", label.lower())
@@ -58,7 +39,7 @@ def agrees(total: NumberValue, parts: list[NumberValue]) -> bool:
     return abs(sum(p.value for p in parts) - total.value) < 0.5 * 10 ** -decimals + 1e-9
 
 
-def _loc(table: TableRecord, span, quote: str) -> CheckLocation:
+def location(span, quote: str) -> CheckLocation:
     return CheckLocation(span=tuple(span), quote=quote, node=None)
 
 
@@ -66,49 +47,74 @@ def _is_group(row: Row) -> bool:
     return all(c.number is None and not c.text.strip() for c in row.cells[1:])
 
 
-def _total_kind(row: Row) -> str | None:
+def total_kind(row: Row) -> str | None:
+    """`strong` (`Total ...`), `weak` (`Net ...`, `..., net`, or no label on a row of
+    figures: a subtotal), or None."""
     if STRONG_TOTAL.match(row.label):
         return "strong"
-    if WEAK_TOTAL.match(row.label):
+    if WEAK_TOTAL.search(row.label):
+        return "weak"
+    if not row.label.strip() and any(c.number is not None and not c.number.percent for c in row.cells[1:]):
         return "weak"
     return None
 
 
-def _covers(rows: list[Row], r: int, col: int) -> list[list[NumberValue]]:
-    """The candidate covers of the total in row `r`, column `col`."""
-    def num(row: Row) -> NumberValue | None:
-        cell = row.cells[col] if col < len(row.cells) else None
-        return cell.number if cell is not None else None
+def _num(row: Row, col: int) -> NumberValue | None:
+    cell = row.cells[col] if col < len(row.cells) else None
+    return cell.number if cell is not None else None
 
+
+def _covers(rows: list[Row], r: int, col: int, starts: dict[int, int]) -> list[tuple[int, list[NumberValue]]]:
+    """(first row, cells) of each candidate cover of the total in row `r`, column `col`;
+    `starts` holds the first row each total checked so far covers."""
     covers = []
     near: list[NumberValue] = []
     k = r - 1
-    while k >= 0 and not _is_group(rows[k]) and _total_kind(rows[k]) is None:
-        if num(rows[k]) is not None:
-            near.append(num(rows[k]))
+    while k >= 0 and not _is_group(rows[k]) and total_kind(rows[k]) is None:
+        if _num(rows[k], col) is not None:
+            near.append(_num(rows[k], col))
         k -= 1
-    covers.append(near)
+    covers.append((k + 1, near))
     # hierarchical: inner totals stand for the rows they cover
     wide: list[NumberValue] = []
     k = r - 1
     while k >= 0:
         row = rows[k]
-        if _total_kind(row) is not None or (not row.label.strip() and num(row) is not None):
-            if num(row) is not None:
-                wide.append(num(row))
+        if total_kind(row) is not None:
+            if _num(row, col) is not None:
+                wide.append(_num(row, col))
             k -= 1
-            while k >= 0 and not _is_group(rows[k]) and _total_kind(rows[k]) is None:
+            while k >= 0 and not _is_group(rows[k]) and total_kind(rows[k]) is None:
                 k -= 1
             if k >= 0 and _is_group(rows[k]):
                 k -= 1
             continue
         if _is_group(row):
             break
-        if num(row) is not None:
-            wide.append(num(row))
+        if _num(row, col) is not None:
+            wide.append(_num(row, col))
         k -= 1
-    covers.append(wide)
-    return [c for c in covers if len(c) >= 2]
+    covers.append((k + 1, wide))
+    # read back: group labels skipped, a total already checked standing for its cover
+    run: list[NumberValue] = []
+    k = r - 1
+    while k >= 0:
+        first = starts.get(k, k)
+        if _num(rows[k], col) is not None:
+            run.append(_num(rows[k], col))
+            if len(run) >= 2:
+                covers.append((first, list(run)))
+        k = first - 1
+    return [(first, c) for first, c in covers if len(c) >= 2]
+
+
+def _group_start(rows: list[Row], r: int) -> int:
+    """The first row after the group label above row `r` (a total that names its group,
+    `Total Experiences` under `Experiences`, covers that group and nothing above it)."""
+    k = r - 1
+    while k >= 0 and not _is_group(rows[k]):
+        k -= 1
+    return k + 1
 
 
 def _names_its_group(rows: list[Row], r: int) -> bool:
@@ -127,22 +133,27 @@ def _stem(label: str) -> str:
 
 def total_checks(table: TableRecord) -> list[Check]:
     found: list[Check] = []
+    labelled = any(row.label.strip() for row in table.rows)  # a table of figures only has no subtotals
+    starts: dict[int, int] = {}
     for r, row in enumerate(table.rows):
-        kind = _total_kind(row)
-        if kind is None:
+        kind = total_kind(row)
+        if kind is None or (not row.label.strip() and not labelled):
             continue
         failed, passed = [], 0
+        group = _group_start(table.rows, r) if _names_its_group(table.rows, r) else None
         for col, cell in enumerate(row.cells):
             if cell.number is None or cell.number.percent:
                 continue
-            covers = _covers(table.rows, r, col)
+            covers = [(first, c) for first, c in _covers(table.rows, r, col, starts) if group is None or first >= group]
             if not covers:
                 continue
-            if any(agrees(cell.number, cover) for cover in covers):
+            hit = next((first for first, cover in covers if agrees(cell.number, cover)), None)
+            if hit is not None:
                 passed += 1
+                starts.setdefault(r, hit)
             else:
-                failed.append((col, cell, covers[0]))
-        if not passed and not _names_its_group(table.rows, r):
+                failed.append((col, cell, covers[0][1]))
+        if not passed and (kind == "weak" or not _names_its_group(table.rows, r)):
             continue  # no column adds up: a named measure (`Total segment operating income`), not a sum
         for col, cell, cover in failed:
             column = table.columns[col].label if col < len(table.columns) else str(col)
@@ -151,7 +162,7 @@ def total_checks(table: TableRecord) -> list[Check]:
                 kind="table-total", severity="error",
                 message=(f"{table.id}: '{row.label}' under '{column}' says {cell.text} but the "
                          f"cells above add up to {_fmt(summed, cell.number.decimals)}"),
-                locations=[_loc(table, cell.span, cell.text), _loc(table, table.span, table.caption or table.id)]))
+                locations=[location(cell.span, cell.text), location(table.span, table.caption or table.id)]))
     found.extend(_column_totals(table))
     return found
 
@@ -170,7 +181,7 @@ def _column_totals(table: TableRecord) -> list[Check]:
                     kind="table-total", severity="error",
                     message=(f"{table.id}: '{row.label}' under '{table.columns[t].label}' says {cell.text} "
                              f"but the cells to its left add up to {_fmt(sum(p.value for p in parts), cell.number.decimals)}"),
-                    locations=[_loc(table, cell.span, cell.text), _loc(table, row.span, row.label)]))
+                    locations=[location(cell.span, cell.text), location(row.span, row.label)]))
     return found
 
 
@@ -214,88 +225,5 @@ def mismatch_checks(tables: list[TableRecord]) -> list[Check]:
                     found.append(Check(
                         kind="table-mismatch", severity="error",
                         message=(f"'{row.label}' ({key[1]}) is {x.text} in {a.id} but {y.text} in {b.id}"),
-                        locations=[_loc(a, x.span, x.text), _loc(b, y.span, y.text)]))
+                        locations=[location(x.span, x.text), location(y.span, y.text)]))
     return found
-
-
-def _in_scale(n: NumberValue, scale: str | None) -> float:
-    return n.value * SCALE_FACTORS.get(n.scale, 1.0) / SCALE_FACTORS.get(scale, 1.0)
-
-
-def prose_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, int]],
-                 settings: Settings = Settings()) -> list[Check]:
-    """Sentences of the prose blocks `prose` that name a table's row and state a number close
-    to, but not equal to, its cells."""
-    rows = [(t, row, norm_label(row.label)) for t in tables for row in t.rows
-            if (len(norm_label(row.label).split()) >= 2
-                or len(norm_label(row.label)) >= settings.prose_min_label_chars)
-            and _total_kind(row) != "weak" and any(c.number for c in row.cells)]
-    if not rows:
-        return []
-    found = []
-    for start, end in prose:
-        for s, e in _sentences(text, start, end):
-            sentence = text[s:e]
-            spoken = norm_label(sentence)
-            named = [(t, row, label) for t, row, label in rows if f" {label} " in f" {spoken} "]
-            if not named:
-                continue
-            for ns, ne, number in prose_numbers(text, s, e):
-                if number.decimals == 0 and 1900 <= number.value <= 2100 and not number.currency:
-                    continue  # a year
-                before = text[s:ns]
-                if HEDGE.search(before[-20:]) or (not number.percent and CHANGE.search(before[-25:])):
-                    continue  # an estimate, or a change rather than the quantity
-                nearest = _nearest(before, named)
-                for t, row in nearest:
-                    hit = _compare(number, row, settings.prose_close)
-                    if hit is not None:
-                        found.append(Check(
-                            kind="table-mismatch", severity="error",
-                            message=(f"the prose says {text[ns:ne].strip()} for '{row.label}' but "
-                                     f"{t.id} says {hit.text}"),
-                            locations=[CheckLocation(span=(ns, ne), quote=text[ns:ne]),
-                                       _loc(t, hit.span, hit.text)]))
-    return found
-
-
-def _nearest(before: str, named):
-    """The rows whose label is the last one named before the number (where labels end at the
-    same place, `income taxes` inside `income before income taxes`, the longer one)."""
-    spoken = f" {norm_label(before)} "
-    ends = {}
-    for _, _, label in named:
-        pos = spoken.rfind(f" {label} ")
-        ends[label] = pos + len(label) if pos >= 0 else -1
-    best = max(ends.values(), default=-1)
-    if best < 0:
-        return []
-    longest = max(len(label) for label, end in ends.items() if end == best)
-    return [(t, row) for t, row, label in named if ends[label] == best and len(label) == longest]
-
-
-def _compare(number: NumberValue, row: Row, close_share: float = PROSE_CLOSE):
-    """The cell `number` contradicts, or None when it matches one (or is far from all)."""
-    close = None
-    for cell in row.cells:
-        n = cell.number
-        if n is None or n.percent != number.percent:
-            continue
-        prose_value = _in_scale(number, n.scale) if number.scale or not n.scale else number.value
-        if number.scale is None and n.scale and not number.currency and not number.percent:
-            prose_value = number.value
-        step = 0.5 * 10 ** -number.decimals * SCALE_FACTORS.get(number.scale, 1.0) / SCALE_FACTORS.get(n.scale, 1.0)
-        if abs(prose_value - n.value) <= step + 1e-9:
-            return None
-        if n.value and abs(prose_value - n.value) / abs(n.value) <= close_share:
-            close = close or cell
-    return close
-
-
-def _sentences(text: str, start: int, end: int):
-    pos = start
-    for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z(“\"])", text[start:end]):
-        yield pos, start + m.start()
-        pos = start + m.end()
-    if pos < end:
-        yield pos, end

@@ -14,9 +14,10 @@ from collections.abc import Sequence
 
 from chunker.document.markdown_parse import markdown_parser
 from chunker.document.markdown_records import DocumentStructure
-from chunker.structured.checks import mismatch_checks, prose_checks, total_checks
+from chunker.structured.checks import mismatch_checks, total_checks
 from chunker.structured.equations import parse_equations
 from chunker.structured.figures import parse_figures
+from chunker.structured.prose import prose_checks
 from chunker.structured.records import StructuredRecords
 from chunker.structured.tables import parse_tables
 

@@ -9,11 +9,17 @@ span. Then what a PDF table's transcription leaves behind is undone:
 - stacked header rows (a merged header above its sub-headers, `Quarter Ended` over two
   dates): the rows before the first row holding a number that have more than a label are
   headers; a merged cell's label is carried right over the empty cells it covered, and each
-  column's label is its path (`Quarter Ended / December 28, 2024`); PyMuPDF's `Col3`
-  placeholders are no labels;
-- currency columns (a `$` set apart from its figure) are folded into the figure's column;
+  column's label is its path (`Quarter Ended / December 28, 2024`), unless the row writes its
+  merged cells out over every column (as the PDF reader does); PyMuPDF's `Col3` placeholders
+  are no labels;
+- currency columns (a `$` set apart from its figure) are folded into the figure's column, and
+  so is a column with nothing in the body whose header says nothing its neighbour's does not
+  (the gaps of a table laid out without rules);
+- a row of bare years (`| | 2024 | 2023 |`) before the figures is a header row;
 - a unit stated by the table (`($ in millions)` in its corner, a caption) or by a header
   (`Margin (%)`) is every number's unit below it.
+
+The caption and a unit stated above the table come from `captions.py`.
 """
 
 from __future__ import annotations
@@ -25,20 +31,12 @@ from markdown_it.token import Token
 from chunker.document.markdown_parse import LineOffsets, plain_text
 from chunker.document.markdown_records import DocumentStructure
 from chunker.document.structure import section_of
+from chunker.structured.captions import caption_of, paragraph_above, unit_above
 from chunker.structured.numbers import CURRENCIES, header_unit, parse_number
 from chunker.structured.records import Cell, Column, Row, TableRecord
 
 _PLACEHOLDER = re.compile(r"^Col\d+$")
-_TAGS = re.compile(r"<[^>]+>")
 _BR = re.compile(r"<br\s*/?>", re.IGNORECASE)
-CAPTION = re.compile(r"^\s*[*_]*(Table|Tab\.|Exhibit)\s+([A-Z]-?)?\d+(?:[.\-]\d+)*[a-z]?[*_]*"
-                     r"\s*(?:[:.\u2014\u2013]|\s-\s)", re.IGNORECASE)
-"""A caption line: `Table 3: ...`, `**Table 2.1.** ...`, `Exhibit 4 - ...`."""
-INTRO_MAX_CHARS = 300
-"""A sentence above the table that ends with `:` ("the following table summarizes ...:") is its
-caption when there is no `Table N` line, if it is at most this long."""
-
-
 STRAY_MIN_WORDS = 4
 STRAY_SHARE = 0.6
 """A header row of at least STRAY_MIN_WORDS words, STRAY_SHARE of them the paragraph's above,
@@ -124,15 +122,15 @@ def build_table(table_id: str, text: str, span: tuple[int, int],
     grid = [cells + [Cell(text="", span=(rs[1], rs[1]))] * (width - len(cells)) for _, cells, rs in raw_rows]
     spans = [rs for _, _, rs in raw_rows]
     header_count = _header_rows(grid, sum(1 for head, _, _ in raw_rows if head))
-    currency_cols = _currency_columns(grid[header_count:], width)
-    keep = [c for c in range(width) if c not in currency_cols]
     header_grid = [[grid[r][c].text for c in range(width)] for r in range(header_count)]
     header_grid = [row for row in header_grid if not _stray(row, text, span)]
     paths = _column_paths(header_grid, width)
-    caption, caption_span = _caption(text, span, structure)
+    currency_cols = _currency_columns(grid[header_count:], width) | _empty_columns(grid[header_count:], paths, width)
+    keep = [c for c in range(width) if c not in currency_cols]
+    caption, caption_span = caption_of(text, span, structure)
     section = section_of(span[0], structure).header_path if structure is not None else []
     corner = " ".join(row[0] for row in header_grid)
-    table_unit = header_unit(corner) or header_unit(caption or "") or _unit_above(text, span)
+    table_unit = header_unit(corner) or header_unit(caption or "") or unit_above(text, span)
     columns = []
     for new, c in enumerate(keep):
         path = paths[c]
@@ -160,16 +158,22 @@ def _is_number(text: str) -> bool:
     return parse_number(text) is not None
 
 
+_YEAR = re.compile(r"^\s*(19|20)\d\d\s*$")
+"""A bare year (`2024`) heads a column: a row of them before the figures is a header."""
+
+
 def _header_rows(grid: list[list[Cell]], gfm_header: int) -> int:
     """The GFM header row, and after it the rows before the first row holding a number that
     are headers too: more than a label (a row with only its first cell is a group label,
-    `Revenues:`), and no number. Only in a table that has numbers at all."""
+    `Revenues:`), and no number (bare years aside, unless the table's only numbers are
+    years). Only in a table that has numbers at all."""
     count = gfm_header
     if not any(_is_number(c.text) for row in grid[count:] for c in row):
         return count
+    years = not any(_is_number(c.text) and not _YEAR.match(c.text) for row in grid[count:] for c in row)
     while count < len(grid):
         row = grid[count]
-        if any(_is_number(c.text) for c in row):
+        if any(_is_number(c.text) and (years or not _YEAR.match(c.text)) for c in row):
             break
         filled = [k for k, c in enumerate(row) if c.text.strip()]
         if not filled or filled == [0]:
@@ -182,7 +186,7 @@ def _stray(row: list[str], text: str, span: tuple[int, int]) -> bool:
     """A header row that is the paragraph above cut into pieces (PyMuPDF took the lines over
     the table for its header): most of its words are that paragraph's."""
     words = re.findall(r"\w+", " ".join(row).lower())
-    above = _paragraph_above(text, span[0])
+    above = paragraph_above(text, span[0])
     if len(words) < STRAY_MIN_WORDS or above is None:
         return False
     para = set(re.findall(r"\w+", text[above[0]:above[1]].lower()))
@@ -195,6 +199,23 @@ def _currency_columns(body: list[list[Cell]], width: int) -> set[int]:
     for c in range(width - 1):
         values = [row[c].text.strip() for row in body]
         if any(values) and all(v in CURRENCIES or not v for v in values):
+            out.add(c)
+    return out
+
+
+def _empty_columns(body: list[list[Cell]], paths: list[list[str]], width: int) -> set[int]:
+    """Columns with nothing in the body (or only currency signs) whose header says nothing
+    its neighbour's does not: the gaps and the `$` columns of a table laid out without rules
+    (a merged header written over them too), not columns of their own."""
+    def empty(c: int) -> bool:
+        return all(not row[c].text.strip() or row[c].text.strip() in CURRENCIES for row in body)
+
+    out = set()
+    for c in range(1, width):
+        if not empty(c):
+            continue
+        beside = [paths[k] for k in (c - 1, c + 1) if 0 < k < width and not empty(k)]
+        if not paths[c] or any(set(paths[c]) <= set(p) for p in beside):
             out.add(c)
     return out
 
@@ -217,9 +238,13 @@ def _numeric_only(grid: list[list[Cell]], c: int, header_count: int) -> bool:
 
 def _column_paths(header: list[list[str]], width: int) -> list[list[str]]:
     """Each column's header labels, top row first: a label in an upper row is carried right
-    over the empty cells after it (a merged cell), a label equal to the one above is kept once."""
+    over the empty cells after it (a merged cell), unless the row writes its merged cells out
+    (a label repeated in the cell beside it, as the PDF and HTML readers write a span); a label
+    equal to the one above is kept once."""
     rows = [[("" if _PLACEHOLDER.match(x.strip()) else x.strip()) for x in row] for row in header]
     for r, row in enumerate(rows[:-1]):
+        if any(row[c] and row[c] == row[c + 1] for c in range(width - 1)):
+            continue  # the row writes its merged cells out over every column: an empty cell is empty
         carry = ""
         for c in range(width):
             if row[c]:
@@ -234,49 +259,3 @@ def _column_paths(header: list[list[str]], width: int) -> list[list[str]]:
                 path.append(row[c])
         paths.append(path)
     return paths
-
-
-def _paragraph_above(text: str, start: int) -> tuple[int, int] | None:
-    """The span of the paragraph right above `start` (blank lines between allowed)."""
-    before = text[:start].rstrip()
-    if not before:
-        return None
-    cut = max(before.rfind("\n\n"), before.rfind("\r\n\r\n"))
-    para_start = cut + 2 if cut >= 0 else 0
-    while para_start < len(before) and before[para_start] in "\r\n":
-        para_start += 1
-    return para_start, len(before)
-
-
-def _paragraph_below(text: str, end: int) -> tuple[int, int] | None:
-    rest = text[end:]
-    stripped = rest.lstrip()
-    if not stripped:
-        return None
-    start = end + len(rest) - len(stripped)
-    cut = re.search(r"\r?\n\s*\r?\n", text[start:])
-    return start, start + (cut.start() if cut else len(text) - start)
-
-
-def _caption(text: str, span: tuple[int, int], structure: DocumentStructure | None
-             ) -> tuple[str | None, tuple[int, int] | None]:
-    above, below = _paragraph_above(text, span[0]), _paragraph_below(text, span[1])
-    for para in (above, below):
-        if para and CAPTION.match(_TAGS.sub("", text[para[0]:para[1]])):
-            return " ".join(_TAGS.sub("", text[para[0]:para[1]]).strip(" *_").split()), para
-    if above:
-        intro = text[above[0]:above[1]].strip()
-        if intro.endswith(":") and len(intro) <= INTRO_MAX_CHARS and not intro.startswith(("#", "|")):
-            return " ".join(intro.split()), above
-    if structure is not None:
-        section = section_of(span[0], structure)
-        if section.heading is not None:
-            return section.heading.title, section.heading.span
-    return None, None
-
-
-def _unit_above(text: str, span: tuple[int, int]) -> str | None:
-    above = _paragraph_above(text, span[0])
-    if above and above[1] - above[0] <= INTRO_MAX_CHARS:
-        return header_unit(text[above[0]:above[1]])
-    return None

@@ -124,6 +124,16 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "term_propose_window_share": _NONE,
     "term_propose_max_terms": _NONE,
     "term_propose_max_definition_chars": _NONE,
+    # How the document is read: regions decide where a plain text's leaves must end (a
+    # region's end), what every call is shown (the outline, the passage before a region) and
+    # which nodes are grouped above the regions; a tree read in one cursor records none of
+    # them (`ChunkerSettings.public_dict`), and one that names none was read so.
+    "reading": _ALL,
+    "region_min_tokens": _ALL,
+    "region_max_tokens": _ALL,
+    "outline_share": _ALL,
+    "outline_summary_chars": _ALL,
+    "outline_summary_sentences": _ALL,
 }
 """Every flat setting (`chunker.config.keys.FLAT_KEYS`) -> the shapes it affects."""
 

@@ -93,7 +93,7 @@ def _about(name: str) -> str:
     """What a subgraph is: the docstring of the `build_*` that compiles it, and where."""
     import importlib
 
-    for module_name in ("cut", "write", "aggregate", "pipelines"):
+    for module_name in ("cut", "write", "aggregate", "pipelines", "regions"):
         module = importlib.import_module(f"chunker.graph.{module_name}")
         build = getattr(module, f"build_{name.removesuffix('_at_once')}", None)
         if build is not None:

@@ -1,0 +1,114 @@
+"""The consistency checks on statement-like tables (`structured.checks`, `structured.prose`):
+a figure put one unit off is found, the untouched text raises nothing. The tables are laid out
+as financial statements are: unlabelled subtotals, `..., net` rows, totals of totals, a total
+that names its group, a total across an `Add (subtract):` label; sentences that name a row by
+its label and its group labels."""
+
+from __future__ import annotations
+
+import pytest
+
+from chunker.document.structure import parse_structure
+from chunker.structured.extract import build_records
+
+SEGMENTS = """# Results
+
+Segment revenue and operating income were as follows:
+
+| ($ in millions) | 2024 | 2023 | Change |
+|---|---|---|---|
+| Revenue | | | |
+| Parks & Experiences | | | |
+| Domestic | 6,432 | 6,297 | 2 % |
+| International | 1,646 | 1,476 | 27 % |
+| Consumer Products | 1,337 | 1,359 | (2) % |
+|  | 9,415 | 9,132 | 3 % |
+| Operating income | | | |
+| Parks & Experiences | | | |
+| Domestic | 1,982 | 2,077 | (5) % |
+| International | 420 | 328 | 28 % |
+| Sports | 708 | 700 | 1 % |
+|  | 3,110 | 3,105 | — % |
+
+International Parks & Experiences operating income increased 28%. Domestic Parks & Experiences
+operating income declined 5%. Sports: Operating income rose to $708 million.
+
+The segments' revenue was as follows:
+
+| ($ in millions) | 2024 | 2023 | Change |
+|---|---|---|---|
+| Experiences | 9,415 | 9,132 | 3 % |
+| Studios | 2,183 | 1,632 | 34 % |
+
+# Balance sheet
+
+| ($ in millions) | 2024 | 2023 |
+|---|---|---|
+| Borrowings | 38,688 | 38,970 |
+| Other liabilities | 10,437 | 10,851 |
+| Equity | | |
+| Common stock | 58,868 | 58,592 |
+| Retained earnings | 50,468 | 49,722 |
+| Total shareholders' equity | 109,336 | 108,314 |
+| Noncontrolling interests | 4,806 | 4,826 |
+| Total equity | 114,142 | 113,140 |
+| Total liabilities and equity | 163,267 | 162,961 |
+
+# Other
+
+| ($ in millions) | 2024 | 2023 |
+|---|---|---|
+| Sports | (1) | — |
+| Experiences | | |
+| Domestic | (1,786) | (571) |
+| International | (293) | (244) |
+| Total Experiences | (2,079) | (815) |
+
+| ($ in millions) | 2024 | 2023 |
+|---|---|---|
+| Interest expense | (487) | (528) |
+| Interest income | 120 | 282 |
+| Interest expense, net | (367) | (246) |
+
+| ($ in millions) | 2024 | 2023 |
+|---|---|---|
+| Income before income taxes | 3,660 | 2,871 |
+| Add (subtract): | | |
+| Corporate expenses | 460 | 308 |
+| Amortization | 397 | 451 |
+| Total segment operating income | 4,517 | 3,630 |
+"""
+
+
+def checks(text: str):
+    return build_records(text, parse_structure(text)).checks
+
+
+def test_the_untouched_statements_raise_nothing():
+    assert checks(SEGMENTS) == []
+
+
+@pytest.mark.parametrize("old, new", [
+    ("|  | 9,415 | 9,132 | 3 % |", "|  | 9,416 | 9,132 | 3 % |"),  # an unlabelled subtotal
+    ("| Total liabilities and equity | 163,267 |", "| Total liabilities and equity | 163,268 |"),  # totals of totals
+    ("| Total Experiences | (2,079) |", "| Total Experiences | (2,080) |"),  # its group only: not + Sports (1)
+    ("| Interest expense, net | (367) |", "| Interest expense, net | (368) |"),  # `..., net`
+    ("| Total segment operating income | 4,517 |", "| Total segment operating income | 4,518 |"),  # across `Add:`
+])
+def test_a_total_one_unit_off_is_found_at_its_cell(old, new):
+    assert old in SEGMENTS
+    text = SEGMENTS.replace(old, new)
+    found = [c for c in checks(text) if c.kind == "table-total"]
+    at = text.index(new) + new.index(new.split("|")[2].strip())
+    assert found and any(loc.span[0] == at for c in found for loc in c.locations)
+
+
+@pytest.mark.parametrize("old, new, said", [
+    ("increased 28%", "increased 29%", "29%"),  # the row of its label and its group labels, not `Experiences`
+    ("declined 5%", "declined 6%", "6%"),  # a fall is the table's negative figure; one unit off is close
+    ("rose to $708 million", "rose to $709 million", "$709 million"),  # a short label, its group label named
+])
+def test_a_prose_number_one_unit_off_is_found(old, new, said):
+    text = SEGMENTS.replace(old, new)
+    found = [c for c in checks(text) if c.kind == "table-mismatch"]
+    assert [text[slice(*c.locations[0].span)] for c in found] == [said]
