@@ -84,7 +84,7 @@ def prose_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, in
         return []
     found = []
     for start, end in prose:
-        for s, e in _sentences(text, start, end):
+        for s, e in sentences(text, start, end):
             spoken = f" {norm_label(text[s:e])} "
             named = [n for n in rows if f" {n.label} " in spoken
                      and (not n.short or any(g != n.label and f" {g} " in spoken for g in n.groups))]
@@ -141,26 +141,38 @@ def _in_scale(n: NumberValue, scale: str | None) -> float:
     return n.value * SCALE_FACTORS.get(n.scale, 1.0) / SCALE_FACTORS.get(scale, 1.0)
 
 
+def against(number: NumberValue, n: NumberValue, close_share: float = PROSE_CLOSE) -> str | None:
+    """`equal` when the prose's `number` is the cell's figure `n` at the precision the prose
+    writes (scales converted), `close` when it is near it but not that, else None."""
+    if n.percent != number.percent:
+        return None
+    prose_value = _in_scale(number, n.scale) if number.scale or not n.scale else number.value
+    if number.scale is None and n.scale and not number.currency and not number.percent:
+        prose_value = number.value
+    unit = 10 ** -number.decimals * SCALE_FACTORS.get(number.scale, 1.0) / SCALE_FACTORS.get(n.scale, 1.0)
+    diff = abs(prose_value - n.value)
+    if diff <= 0.5 * unit + 1e-9:
+        return "equal"
+    if (n.value and diff / abs(n.value) <= close_share) or (number.percent and diff <= unit + 1e-9):
+        return "close"
+    return None
+
+
 def _compare(number: NumberValue, row: Row, close_share: float = PROSE_CLOSE):
     """The cell `number` contradicts, or None when it matches one (or is far from all)."""
     close = None
     for cell in row.cells:
-        n = cell.number
-        if n is None or n.percent != number.percent:
+        if cell.number is None:
             continue
-        prose_value = _in_scale(number, n.scale) if number.scale or not n.scale else number.value
-        if number.scale is None and n.scale and not number.currency and not number.percent:
-            prose_value = number.value
-        unit = 10 ** -number.decimals * SCALE_FACTORS.get(number.scale, 1.0) / SCALE_FACTORS.get(n.scale, 1.0)
-        diff = abs(prose_value - n.value)
-        if diff <= 0.5 * unit + 1e-9:
+        got = against(number, cell.number, close_share)
+        if got == "equal":
             return None
-        if (n.value and diff / abs(n.value) <= close_share) or (number.percent and diff <= unit + 1e-9):
+        if got == "close":
             close = close or cell
     return close
 
 
-def _sentences(text: str, start: int, end: int):
+def sentences(text: str, start: int, end: int):
     pos = start
     for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z(“\"])", text[start:end]):
         yield pos, start + m.start()
