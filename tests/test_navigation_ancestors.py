@@ -9,8 +9,6 @@ and a summary that grew by a few tokens took its section's words out of the sear
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,6 +18,7 @@ from chunker.navigation.as_written import summary_as_written
 from chunker.navigation.context_index import ancestor_summaries, build_units, context_lines
 from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import open_tree
+from conftest import invoke
 
 STRINGS = Path(__file__).resolve().parent / "data" / "markdown" / "rust-book-ch08-02-strings.md"
 
@@ -27,8 +26,8 @@ STRINGS = Path(__file__).resolve().parent / "data" / "markdown" / "rust-book-ch0
 @pytest.fixture(scope="module")
 def strings(tmp_path_factory):
     out = tmp_path_factory.mktemp("ancestors") / "strings"
-    subprocess.run([sys.executable, "-m", "chunker.cli.app", "run", str(STRINGS), "--model", "scripted",
-                    "--embeddings", "lexical", "-o", str(out), "-q"], check=True)
+    proc = invoke("run", str(STRINGS), "--model", "scripted", "--embeddings", "lexical", "-o", str(out), "-q")
+    assert proc.returncode == 0, proc.stderr
     return open_tree(out)
 
 
