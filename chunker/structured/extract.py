@@ -18,6 +18,7 @@ from chunker.structured.checks import mismatch_checks, total_checks
 from chunker.structured.equations import parse_equations
 from chunker.structured.figures import parse_figures
 from chunker.structured.prose import prose_checks
+from chunker.structured.prose_named import named_checks
 from chunker.structured.prose_pairs import pair_checks
 from chunker.structured.records import StructuredRecords
 from chunker.structured.sums import unlabelled_sums
@@ -39,6 +40,8 @@ def build_records(text: str, structure: DocumentStructure | None, images: Sequen
         checks += prose_checks(text, tables, prose)
         said = {c.locations[0].span for c in checks if c.kind == "table-mismatch"}
         checks += [c for c in pair_checks(text, tables, prose) if c.locations[0].span not in said]
+        said = {c.locations[0].span for c in checks if c.kind == "table-mismatch"}
+        checks += [c for c in named_checks(text, tables, prose, structure) if c.locations[0].span not in said]
     return StructuredRecords(tables=tables, equations=parse_equations(text, tokens, structure),
                              figures=parse_figures(text, tokens, structure, images), checks=checks)
 
