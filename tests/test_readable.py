@@ -67,6 +67,11 @@ def test_plain_prose_is_unchanged():
     assert readable_copy(prose) == prose
 
 
+def test_a_code_span_keeps_what_looks_like_a_tag():
+    text = "A `Vec<T>` grows; an `Option<String>` may be empty, and <b>bold</b> is markup.\n"
+    assert readable(text) == "A Vec<T> grows; an Option<String> may be empty, and bold is markup."
+
+
 def test_a_markdown_documents_summaries_and_titles_hold_no_markup(tmp_path):
     doc = tmp_path / "page.md"
     doc.write_text(FASTAPI_LIKE + "\n## Usage { #usage }\n\nRun the server with uvicorn and open "
