@@ -163,3 +163,10 @@ def tidy(line: str) -> str:
 def readable(text: str) -> str:
     """The readable words of `text` on one line."""
     return tidy(readable_copy(text))
+
+
+def plain_line(text: str | None) -> str:
+    """A model's one-line answer (a summary) as people read it: whitespace collapsed, and the
+    markup a model copies from the passage it was shown (`## Heading`, `**bold**`, a link's
+    target, a code span's backticks) gone, its words kept."""
+    return readable(" ".join((text or "").split()))
