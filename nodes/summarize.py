@@ -22,7 +22,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.document.tokens import count_tokens
 from chunker.llm.invoke import call_llm
 from chunker.grounding import extractive_summary
-from chunker.document.readable import readable_copy, sentence_markup, tidy
+from chunker.document.readable import plain_line, readable_copy, sentence_markup, tidy
 from chunker.document.prose import cap_text, clean_line
 from chunker.nodes.common import progress, run_store
 from chunker.grounding.gate import grounded
@@ -75,7 +75,7 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
         summary = result.parsed.summary if result.parsed else ""
         slug_hint = (result.parsed.slug if result.parsed else "") or ""
         log_id = result.log_id
-    summary = clean_line(summary)
+    summary = plain_line(summary)  # the model may copy the passage's markup
     evidence = [record.original or "", record.rewritten] if record.rewrite_kept else [record.original or ""]
     kept = grounded(cfg.grounding, "summary", summary, evidence, stats, log_id, calls_dir=rs.calls_dir)
     records = run_records(rs)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import itertools
 import json
 import re
@@ -34,7 +35,8 @@ FIXTURES = Path(__file__).resolve().parent / "fixtures"
 _ids = itertools.count()
 # tests/pg_server.py: the pg_server and pg_url fixtures; tests/skip_policy.py: no skip under CI,
 # else only for a system program with its install command; pytester: to test that policy
-pytest_plugins = ["pg_server", "skip_policy", "pytester", "site_fixtures"]  # site_fixtures: the site's trees and browser
+# site_fixtures: the site's trees and browser; file_order: the longest test files go to the workers first
+pytest_plugins = ["pg_server", "skip_policy", "pytester", "site_fixtures", "file_order"]
 
 
 SLOW_MODULES = frozenset({
@@ -74,11 +76,20 @@ def scripted(**kwargs) -> str:
     return spec
 
 
+@functools.cache
+def _compiled(attempts: int):
+    """The graph compiled once per retry count in this process: compiling inspects every node
+    (about 0.23 s, half of a short document's run); a copy bound to the run's store costs 50 us.
+    A compiled graph keeps no run's state (that lives in the checkpointer, the store and the
+    context), so runs share it, as the CLI's runs in one process would."""
+    return build_graph(llm_retry=llm_retry_policy(attempts, 0.0))
+
+
 def run_text(text: str, model: str | None = None, store=None, out_dir: str | None = None, **cfg):
     """Run the whole graph in-process (writing the tree and call log to `out_dir`, if given);
     returns (final state, store)."""
     store = store if store is not None else InMemoryStore()
-    graph = build_graph(store=store, llm_retry=llm_retry_policy(cfg.pop("attempts", 1), 0.0))
+    graph = _compiled(cfg.pop("attempts", 1)).copy(update={"store": store})
     ctx = RunContext.of(ChunkerSettings(model=model or scripted(), **cfg), out_dir=out_dir)
     out = graph.invoke({"text": text}, context=ctx, config={"recursion_limit": 10**9})
     return out, store
@@ -106,6 +117,47 @@ def chunker(*args, env=None, check=None, timeout=600):
     proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
                           capture_output=True, text=True, env={**os.environ, **(env or {})},
                           timeout=timeout)
+    if check is not None:
+        assert proc.returncode == check, proc.stderr + proc.stdout
+    return proc
+
+
+def invoke(*args, env=None, check=None, cwd=None):
+    """`chunker ARGS` in this process (typer's CliRunner), as `chunker` above runs it in a child:
+    same arguments, a CompletedProcess back (returncode, stdout, stderr). A child process costs
+    about 2.5 s of CPU in imports before the command starts; use `chunker` only where the test
+    needs a process (a signal, a second process, the interpreter's start, the entry point).
+
+    What a fresh process would give and this one might not is put back: the command's logging
+    goes to its own stderr (setup_logging's basicConfig finds no handler, as in a new process),
+    and the loggers' levels and handlers are restored afterwards, so that one test's `--quiet`
+    cannot silence the next test's warnings. `cwd`: the working directory during the command."""
+    import contextlib
+    import logging
+    import subprocess
+
+    from typer.testing import CliRunner
+
+    from chunker.cli.app import app
+
+    root = logging.getLogger()
+    loggers = [root, *(lg for lg in root.manager.loggerDict.values() if isinstance(lg, logging.Logger))]
+    levels = {lg: lg.level for lg in loggers}
+    handlers = root.handlers[:]
+    root.handlers.clear()  # pytest's capture handlers: basicConfig adds the command's own then
+    argv = [str(a) for a in args]
+    try:
+        with contextlib.chdir(cwd) if cwd is not None else contextlib.nullcontext():
+            result = CliRunner().invoke(app, argv, env=env, catch_exceptions=False)
+    finally:
+        for handler in root.handlers:
+            handler.close()
+        root.handlers[:] = handlers
+        for logger in root.manager.loggerDict.values():
+            if isinstance(logger, logging.Logger):
+                logger.setLevel(levels.get(logger, logging.NOTSET))
+        root.setLevel(levels[root])
+    proc = subprocess.CompletedProcess(["chunker", *argv], result.exit_code, result.stdout, result.stderr)
     if check is not None:
         assert proc.returncode == check, proc.stderr + proc.stdout
     return proc

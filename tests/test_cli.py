@@ -1,4 +1,7 @@
-"""The CLI as a user runs it: real subprocesses, real files, real SQLite."""
+"""The CLI as a user runs it: real files, real SQLite. Commands run in-process (conftest.invoke:
+no interpreter start per command) except where a process is the point: a whole run and its
+`inspect` through `python -m chunker.cli.app`, a run that fails in one process and resumes in
+another, and a second command refused while another process holds OUT."""
 
 import json
 import os
@@ -8,12 +11,13 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CINDERELLA, check_markdown_tree, tree_bytes as tree_files
+from conftest import CINDERELLA, check_markdown_tree, invoke, tree_bytes as tree_files
 
 FAST = ["--min-chunk-tokens", "150", "--max-chunk-tokens", "500"]
 
 
-def chunker(*args, env=None, check=None, cwd=None):
+def child(*args, env=None, check=None, cwd=None):
+    """`chunker ARGS` in a child process."""
     full_env = {**os.environ, **(env or {})}
     proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
                           capture_output=True, text=True, env=full_env, timeout=300, cwd=cwd)
@@ -24,7 +28,7 @@ def chunker(*args, env=None, check=None, cwd=None):
 
 def test_run_writes_a_linked_tree(tmp_path):
     out = tmp_path / "out"
-    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, *FAST, "--json", check=0)
+    proc = child("run", CINDERELLA, "--model", "scripted", "-o", out, *FAST, "--json", check=0)
     stats = json.loads(proc.stdout)["stats"]
     assert stats["leaves"] >= 5
     check_markdown_tree(out)
@@ -34,26 +38,26 @@ def test_run_writes_a_linked_tree(tmp_path):
     index = (out / "index.md").read_text()
     root = next(n for n in h["nodes"] if n["id"] == h["root"])
     assert root["summary"] in index
-    insp = chunker("inspect", out, "--json", check=0)
+    insp = invoke("inspect", out, "--json", check=0)
     assert json.loads(insp.stdout)["status"] == "finished"
-    calls = chunker("inspect", out, "--calls", "--limit", "100000", "--json", check=0)
+    calls = invoke("inspect", out, "--calls", "--limit", "100000", "--json", check=0)
     assert len(json.loads(calls.stdout)) == stats["calls.total"]
 
 
 def test_refuses_existing_output_unless_forced(tmp_path):
     out = tmp_path / "out"
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
-    again = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=2)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
+    again = invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=2)
     assert "--force" in again.stderr
     before = tree_files(out)
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
     assert tree_files(out) == before  # chunker's own files were replaced by the same tree
     foreign = tmp_path / "mine"
     foreign.mkdir()
     (foreign / "notes.txt").write_text("keep me")
-    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", foreign, "--quiet", *FAST, check=2)
+    proc = invoke("run", CINDERELLA, "--model", "scripted", "-o", foreign, "--quiet", *FAST, check=2)
     assert "not created by chunker" in proc.stderr
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", foreign, "--quiet", "--force", *FAST, check=0)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", foreign, "--quiet", "--force", *FAST, check=0)
     assert (foreign / "notes.txt").read_text() == "keep me"
 
 
@@ -63,14 +67,16 @@ def test_force_never_deletes_or_overwrites_a_users_files(tmp_path):
     (vault / "content").mkdir(parents=True)
     (vault / "content" / "notes.md").write_text("my notes")
     (vault / "index.md").write_text("my index")
-    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    # in a child: a run refused here leaves OUT's lock held in its process (RunDir.prepare_new
+    # raises without releasing it), which in this process would refuse the next run
+    proc = child("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
     assert "index.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert (vault / "index.md").read_text() == "my index"
     assert (vault / "content" / "notes.md").read_text() == "my notes"
     assert not (vault / "hierarchy.json").exists()
 
     (vault / "index.md").rename(vault / "my-index.md")
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=0)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=0)
     assert (vault / "content" / "notes.md").read_text() == "my notes"
     assert (vault / "my-index.md").read_text() == "my index"
     check_markdown_tree(vault, users=("content/notes.md", "my-index.md"))
@@ -79,7 +85,7 @@ def test_force_never_deletes_or_overwrites_a_users_files(tmp_path):
     h = json.loads((vault / "hierarchy.json").read_text())
     block = next(n for n in h["nodes"] if n["level"] > 0)
     (vault / block["filename"]).write_text("I edited this section")
-    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    proc = invoke("run", CINDERELLA, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
     assert block["filename"] in proc.stderr
     assert (vault / block["filename"]).read_text() == "I edited this section"
 
@@ -88,7 +94,7 @@ def test_force_never_deletes_or_overwrites_a_users_files(tmp_path):
     other = tmp_path / "other"
     (other / leaf["filename"]).parent.mkdir(parents=True)
     (other / leaf["filename"]).write_text("a note of mine that happens to have a leaf's name")
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", other, "--quiet", "--force", *FAST, check=0)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", other, "--quiet", "--force", *FAST, check=0)
     assert (other / leaf["filename"]).read_text() == "a note of mine that happens to have a leaf's name"
     h2 = json.loads((other / "hierarchy.json").read_text())
     assert leaf["filename"] not in {n["filename"] for n in h2["nodes"]}
@@ -101,17 +107,17 @@ def test_failure_then_resume_equals_uninterrupted_run(tmp_path):
     counter = tmp_path / "calls.txt"
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("llm_max_attempts: 2\nllm_retry_initial_s: 0.01\n")
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", ref, "--quiet", "--force", "--config", cfg,
-            *FAST, check=0)  # the reference with the same settings: its tree must match byte for byte
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", ref, "--quiet", "--force", "--config", cfg,
+           *FAST, check=0)  # the reference with the same settings: its tree must match byte for byte
     env = {"CHUNKER_SCRIPTED_COUNTER": str(counter), "CHUNKER_SCRIPTED_FAIL_AT": "9-10"}
-    failed = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--config", cfg,
-                     *FAST, env=env, check=1)
+    failed = child("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--config", cfg,
+                   *FAST, env=env, check=1)  # fails in a process; resumed in another (this one)
     assert "chunker resume" in failed.stderr and len(failed.stderr.strip().splitlines()) == 1
     assert not (out / "hierarchy.json").exists()
-    unfinished = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=2)
+    unfinished = invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, check=2)
     assert "resume" in unfinished.stderr
-    assert json.loads(chunker("inspect", out, "--json", check=0).stdout)["status"] == "unfinished"
-    chunker("resume", out, "--quiet", env=env, check=0)
+    assert json.loads(invoke("inspect", out, "--json", check=0).stdout)["status"] == "unfinished"
+    invoke("resume", out, "--quiet", env=env, check=0)
     assert tree_files(out) == tree_files(ref)
     # exactly one call (the failed one's node) was issued again
     total = json.loads((ref / "hierarchy.json").read_text())["meta"]["stats"]["calls.total"]
@@ -127,23 +133,23 @@ def test_resume_works_from_any_directory_and_refuses_a_changed_source(tmp_path):
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("llm_max_attempts: 1\n")
     env = {"CHUNKER_SCRIPTED_COUNTER": str(counter), "CHUNKER_SCRIPTED_FAIL_AT": "5"}
-    chunker("run", "tale.txt", "--model", "scripted", "-o", "out", "--quiet", "--config", cfg, *FAST,
-            env=env, check=1, cwd=work)
+    invoke("run", "tale.txt", "--model", "scripted", "-o", "out", "--quiet", "--config", cfg, *FAST,
+           env=env, check=1, cwd=work)
     out = work / "out"
     meta = json.loads((out / ".chunker" / "run.json").read_text())
     assert meta["source"] == str(work / "tale.txt") and len(meta["source_sha256"]) == 64
 
     (work / "tale.txt").write_text(CINDERELLA.read_text() + "A new ending.\n")
-    changed = chunker("resume", out, "--quiet", env=env, check=2, cwd="/")
+    changed = invoke("resume", out, "--quiet", env=env, check=2, cwd="/")
     assert "changed" in changed.stderr and len(changed.stderr.strip().splitlines()) == 1
     moved = tmp_path / "elsewhere.txt"
     moved.write_text(CINDERELLA.read_text())
     (work / "tale.txt").unlink()
-    wrong = chunker("resume", out, "--source", tmp_path / "nope.txt", "--quiet", env=env, check=2, cwd="/")
+    wrong = invoke("resume", out, "--source", tmp_path / "nope.txt", "--quiet", env=env, check=2, cwd="/")
     assert "no such file" in wrong.stderr
-    chunker("resume", out, "--source", moved, "--quiet", env=env, check=0, cwd="/")
+    invoke("resume", out, "--source", moved, "--quiet", env=env, check=0, cwd="/")
     assert json.loads((out / ".chunker" / "run.json").read_text())["source"] == str(moved)
-    assert json.loads(chunker("inspect", out, "--json", check=0).stdout)["status"] == "finished"
+    assert json.loads(invoke("inspect", out, "--json", check=0).stdout)["status"] == "finished"
 
 
 def test_second_process_on_same_output_is_refused(tmp_path):
@@ -157,9 +163,9 @@ def test_second_process_on_same_output_is_refused(tmp_path):
                 break
             import time
             time.sleep(0.1)
-        second = chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", check=2)
+        second = invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", check=2)
         assert "another chunker process" in second.stderr
-        resumed = chunker("resume", out, "--quiet", check=2)
+        resumed = invoke("resume", out, "--quiet", check=2)
         assert "another chunker process" in resumed.stderr
     finally:
         first.kill()
@@ -182,7 +188,7 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, content, message):
     elif content is not None:
         doc.write_bytes(content)
     out = tmp_path / "out"
-    proc = chunker("run", doc, "--model", "scripted", "-o", out, check=2)
+    proc = invoke("run", doc, "--model", "scripted", "-o", out, check=2)
     assert message in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -190,22 +196,22 @@ def test_bad_input_exits_2_and_writes_nothing(tmp_path, content, message):
 def test_size_limit_and_encoding_option(tmp_path):
     doc = tmp_path / "latin.txt"
     doc.write_bytes("Caf\u00e9 cr\u00e8me. Na\u00efve r\u00e9sum\u00e9.".encode("latin-1"))
-    proc = chunker("run", doc, "--model", "scripted", "-o", tmp_path / "o1", "--max-bytes", "10", check=2)
+    proc = invoke("run", doc, "--model", "scripted", "-o", tmp_path / "o1", "--max-bytes", "10", check=2)
     assert "over the limit" in proc.stderr
-    chunker("run", doc, "--model", "scripted", "-o", tmp_path / "o2", "--encoding", "latin-1", "--quiet", check=0)
+    invoke("run", doc, "--model", "scripted", "-o", tmp_path / "o2", "--encoding", "latin-1", "--quiet", check=0)
     h = json.loads((tmp_path / "o2" / "hierarchy.json").read_text())
     assert h["nodes"][0]["original"].startswith("Caf\u00e9")
 
 
 def test_bad_settings_exit_2(tmp_path):
-    proc = chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "o",
+    proc = invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "o",
                    "--min-chunk-tokens", "500", "--max-chunk-tokens", "100", check=2)
     assert "max_chunk_tokens" in proc.stderr
     assert not (tmp_path / "o").exists()
 
 
 def test_resume_of_nothing_is_a_usage_error(tmp_path):
-    assert chunker("resume", tmp_path / "nothing", check=2).returncode == 2
+    assert invoke("resume", tmp_path / "nothing", check=2).returncode == 2
 
 
 INJECTION = Path(__file__).resolve().parent / "fixtures" / "injection.txt"
@@ -225,8 +231,8 @@ def test_hard_inputs_succeed_losslessly(tmp_path, name, text):
     doc = tmp_path / f"{name}.txt"
     doc.write_bytes(text.encode("utf-8"))
     out = tmp_path / "out"
-    chunker("run", doc, "--model", "scripted:paraphrase=0.3,invalid_json=0.1,bad_groups=0.3", "-o", out,
-            "--min-chunk-tokens", "100", "--max-chunk-tokens", "300", "--quiet", check=0)
+    invoke("run", doc, "--model", "scripted:paraphrase=0.3,invalid_json=0.1,bad_groups=0.3", "-o", out,
+           "--min-chunk-tokens", "100", "--max-chunk-tokens", "300", "--quiet", check=0)
     h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
     leaves = sorted((n for n in h["nodes"] if n["level"] == 0), key=lambda n: n["span"][0])
     assert "".join(n["original"] for n in leaves) == text
@@ -240,5 +246,5 @@ def test_force_leaves_a_foreign_chunker_folder_alone(tmp_path):
     out = tmp_path / "mine"
     (out / ".chunker").mkdir(parents=True)
     (out / ".chunker" / "my-settings.txt").write_text("keep me")
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
     assert (out / ".chunker" / "my-settings.txt").read_text() == "keep me"

@@ -3,7 +3,8 @@ calls in flight never exceed the cap, and the tree is the same at every concurre
 
 The server is the OpenAI-compatible stub with a latency per call and slots (it serves the
 scripted model's answers, so its tree is `--model scripted`'s); it counts the most calls it had
-in flight, which is what the cap is about.
+in flight, which is what the cap is about. Commands run in-process (conftest.invoke), except the
+run that the server's failure stops while this test watches it: a child process.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ import pytest
 from chunker.config.settings import ChunkerSettings
 from chunker.llm.registry import SERVER_CONCURRENCY, default_concurrency
 from chunker.testing.openai_stub import OpenAIStub
-from conftest import CINDERELLA, RUST, chunker, tree_bytes
+from conftest import CINDERELLA, RUST, invoke, tree_bytes
 
 
 @pytest.fixture
@@ -46,7 +47,7 @@ def config(tmp_path):
 
 
 def _run(stub, corpus, out, config, *extra):
-    chunker("run", corpus, "-o", out, "--model", "openai:stub-model", "--config", config, "-q", *extra,
+    invoke("run", corpus, "-o", out, "--model", "openai:stub-model", "--config", config, "-q", *extra,
             env=stub.env(), check=0)
 
 
@@ -100,7 +101,7 @@ def test_resume_takes_a_new_cap_and_finishes_to_the_same_tree(tmp_path, corpus, 
         assert proc.wait(timeout=120) == 1, proc.stderr.read()
         assert "chunker resume" in proc.stderr.read()
         stub.down = False
-        chunker("resume", tmp_path / "cut", "--max-concurrency", 3, "-q", env=stub.env(), check=0)
+        invoke("resume", tmp_path / "cut", "--max-concurrency", 3, "-q", env=stub.env(), check=0)
         assert stub.stats()["max_in_flight"] <= 3
     meta = json.loads((tmp_path / "cut" / ".chunker" / "run.json").read_text())
     assert meta["config"]["max_concurrency"] == meta["settings"]["max_concurrency"] == 3

@@ -1,5 +1,6 @@
 """A corpus run killed in the middle of its third file resumes to the very tree an
-uninterrupted run writes; and over generated folders every file stays lossless."""
+uninterrupted run writes; and over generated folders every file stays lossless. The killed run
+is a child process; the other commands run in this process (conftest.invoke)."""
 
 import json
 import os
@@ -17,7 +18,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.corpus.discover import discover
 from chunker.corpus.runner import corpus_record, execute_corpus
 from chunker.runs.rundir import RunDir
-from conftest import EMMA, tree_bytes
+from conftest import EMMA, invoke, tree_bytes
 
 MODEL = "scripted:delay_ms=4"
 
@@ -65,7 +66,7 @@ def test_sigkill_in_the_third_file_then_resume(tmp_path):
     root = tmp_path / "corpus"
     write_corpus(root)
     args = ["--model", MODEL, "--quiet", "--min-chunk-tokens", "120", "--max-chunk-tokens", "400"]
-    subprocess.run(cli("run", root, "-o", tmp_path / "ref", *args), check=True)
+    invoke("run", root, "-o", tmp_path / "ref", *args, check=0)
     reference = tree_bytes(tmp_path / "ref")
 
     out = tmp_path / "out"
@@ -80,9 +81,9 @@ def test_sigkill_in_the_third_file_then_resume(tmp_path):
     proc.wait()
     assert documents_done(out) == 2, "the kill was meant to land inside the third file"
     assert RunDir(out).status() == "unfinished"
-    shown = json.loads(subprocess.run(cli("inspect", out, "--json"), capture_output=True, text=True).stdout)
+    shown = json.loads(invoke("inspect", out, "--json", check=0).stdout)
     assert (shown["documents"], shown["documents_done"], shown["status"]) == (5, 2, "unfinished")
-    subprocess.run(cli("resume", out, "--quiet"), check=True)
+    invoke("resume", out, "--quiet", check=0)
     assert tree_bytes(out) == reference
 
 

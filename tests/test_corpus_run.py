@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from chunker.output.hierarchy import SCHEMA_VERSION
-from conftest import CINDERELLA, RUST, check_markdown_tree, chunker
+from conftest import CINDERELLA, RUST, check_markdown_tree, invoke
 
 MODEL = "scripted"
 
@@ -73,7 +73,7 @@ def mixed(tmp_path) -> Path:
 
 def test_a_folder_becomes_one_tree(mixed, tmp_path):
     out = tmp_path / "out"
-    proc = chunker("run", mixed, "--model", MODEL, "-o", out, "--json", check=0)
+    proc = invoke("run", mixed, "--model", MODEL, "-o", out, "--json", check=0)
     report = json.loads(proc.stdout)
     h = tree_of(out)
     assert h["schema_version"] == SCHEMA_VERSION
@@ -111,9 +111,9 @@ def test_a_folder_becomes_one_tree(mixed, tmp_path):
 
 def test_the_output_folder_may_live_inside_the_source(mixed):
     out = mixed / "tree"
-    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", check=0)
+    invoke("run", mixed, "--model", MODEL, "-o", out, "--quiet", check=0)
     first = tree_of(out)
-    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--force", check=0)
+    invoke("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--force", check=0)
     again = tree_of(out)
     assert [d["source"] for d in again["meta"]["corpus"]["documents"]] == \
         [d["source"] for d in first["meta"]["corpus"]["documents"]]
@@ -124,7 +124,7 @@ def test_the_output_folder_may_live_inside_the_source(mixed):
 
 def test_strict_refuses_a_corpus_with_a_bad_file_before_any_work(mixed, tmp_path):
     out = tmp_path / "out"
-    proc = chunker("run", mixed, "--model", MODEL, "-o", out, "--strict", check=2)
+    proc = invoke("run", mixed, "--model", MODEL, "-o", out, "--strict", check=2)
     assert "--strict" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert not out.exists()
 
@@ -132,12 +132,12 @@ def test_strict_refuses_a_corpus_with_a_bad_file_before_any_work(mixed, tmp_path
 def test_include_exclude_and_chunkerignore(mixed, tmp_path):
     (mixed / ".chunkerignore").write_text("tales/\n")
     out = tmp_path / "out"
-    chunker("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--exclude", "*.dat",
+    invoke("run", mixed, "--model", MODEL, "-o", out, "--quiet", "--exclude", "*.dat",
             "--exclude", "*.txt", check=0)
     assert sorted(d["source"] for d in tree_of(out)["meta"]["corpus"]["documents"]) == [
         "book/rust-book-ch03-02-data-types.md", "book/rust-book-ch08-02-strings.md", "short note.md"]
     out2 = tmp_path / "out2"
-    chunker("run", mixed, "--model", MODEL, "-o", out2, "--quiet", "--include", "book/**", check=0)
+    invoke("run", mixed, "--model", MODEL, "-o", out2, "--quiet", "--include", "book/**", check=0)
     assert len(tree_of(out2)["meta"]["corpus"]["documents"]) == 2
 
 
@@ -150,7 +150,7 @@ def test_a_table_of_contents_shapes_the_tree(tmp_path):
     (root / "mkdocs.yml").write_text("nav:\n- Setup:\n  - install.md\n  - configure.md\n"
                                      "- Operations:\n  - monitor.md\n  - deploy.md\n", encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    invoke("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
     h = tree_of(out)
     assert h["meta"]["corpus"]["toc"] == "mkdocs.yml"
     assert "mkdocs.yml" not in [d["source"] for d in h["meta"]["corpus"]["documents"]]
@@ -169,7 +169,7 @@ def test_a_flat_folder_of_many_files_is_grouped_by_the_model(tmp_path):
         (root / f"{word}.txt").write_text(f"This note is about {word}. People like {word} a lot.\n",
                                           encoding="utf-8")
     out = tmp_path / "out"
-    proc = chunker("run", root, "--model", MODEL, "-o", out, "--json", "--set", "max_group_size=5",
+    proc = invoke("run", root, "--model", MODEL, "-o", out, "--json", "--set", "max_group_size=5",
                    check=0)
     stats = json.loads(proc.stdout)["stats"]
     h = tree_of(out)
@@ -192,7 +192,7 @@ def test_file_name_conventions_order_the_documents(tmp_path):
         (root / name).write_text(f"# {name}\n\nNotes written for {name}. Nothing else happened.\n",
                                  encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    invoke("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
     h = tree_of(out)
     order = docs_under(h, h["root"])
     assert order.index("9-early.md") < order.index("10-late.md")
@@ -208,7 +208,7 @@ def test_awkward_names_are_handled(tmp_path):
     (root / "loop").mkdir()
     (root / "loop" / "back").symlink_to(root, target_is_directory=True)
     out = tmp_path / "out"
-    proc = chunker("run", root, "--model", MODEL, "-o", out, "--json", check=0)
+    proc = invoke("run", root, "--model", MODEL, "-o", out, "--json", check=0)
     h = tree_of(out)
     assert sorted(d["source"] for d in h["meta"]["corpus"]["documents"]) == sorted(files)
     assert any(s["reason"].startswith("symlink-loop") for s in json.loads(proc.stdout)["skipped"])
@@ -263,7 +263,7 @@ def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):
     pdf.save(root / "report.txt")  # a PDF by its content, whatever its name
     (root / "readme.md").write_text("# Papers\n\nA folder of papers about landscapes.\n", encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
+    invoke("run", root, "--model", MODEL, "-o", out, "--quiet", check=0)
     h = tree_of(out)
     docs = {d["source"]: d for d in h["meta"]["corpus"]["documents"]}
     assert docs["report.txt"]["kind"] == "pdf"
@@ -277,7 +277,7 @@ def test_a_pdf_in_a_corpus_is_one_document_over_its_extracted_text(tmp_path):
 
 def test_several_paths_are_one_corpus_under_their_common_folder(mixed, tmp_path):
     out = tmp_path / "out"
-    chunker("run", mixed / "book", mixed / "short note.md", "--model", MODEL, "-o", out, "--quiet", check=0)
+    invoke("run", mixed / "book", mixed / "short note.md", "--model", MODEL, "-o", out, "--quiet", check=0)
     h = tree_of(out)
     assert Path(h["meta"]["corpus"]["root"]) == mixed
     assert sorted(d["source"] for d in h["meta"]["corpus"]["documents"]) == [
@@ -290,9 +290,9 @@ def test_a_moved_corpus_resumes_from_its_new_place(mixed, tmp_path):
     _start(mixed, out)  # found, not yet run: as if killed before the first document
     moved = tmp_path / "moved"
     mixed.rename(moved)
-    proc = chunker("resume", out, "--quiet", "--source", tmp_path / "nowhere", check=2)
+    proc = invoke("resume", out, "--quiet", "--source", tmp_path / "nowhere", check=2)
     assert "not a folder" in proc.stderr
-    chunker("resume", out, "--quiet", "--source", moved, check=0)
+    invoke("resume", out, "--quiet", "--source", moved, check=0)
     h = tree_of(out)
     assert Path(h["meta"]["corpus"]["root"]) == moved and len(h["meta"]["corpus"]["documents"]) == 4
     assert_lossless_per_file(h, moved)
@@ -307,7 +307,7 @@ def test_too_many_folders_side_by_side_are_grouped_each_kept_whole(tmp_path):
             (root / topic / f"{n}.md").write_text(f"# {topic} {n}\n\nNotes on {topic}, part {n}. "
                                                   f"They are short.\n", encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", root, "--model", MODEL, "-o", out, "--quiet", "--set", "max_group_size=4", check=0)
+    invoke("run", root, "--model", MODEL, "-o", out, "--quiet", "--set", "max_group_size=4", check=0)
     h = tree_of(out)
     nodes = {n["id"]: n for n in h["nodes"]}
     assert len(nodes[h["root"]]["children"]) <= 4

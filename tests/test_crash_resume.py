@@ -1,5 +1,7 @@
 """SIGKILL at random points, then `chunker resume`: the tree is byte-identical to an
-uninterrupted run's, and each crash costs at most one LLM call per region in flight."""
+uninterrupted run's, and each crash costs at most one LLM call per region in flight. The runs are
+child processes (a SIGKILL needs one); each resume runs in this process (conftest.invoke), which
+never held the killed run's memory, so it can only go on from what the killed process left on disk."""
 
 import json
 import os
@@ -13,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from chunker.runs.rundir import RunDir
-from conftest import EMMA, tree_bytes as snapshot
+from conftest import EMMA, invoke, tree_bytes as snapshot
 
 MODEL = "scripted:delay_ms=4"
 ARGS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "400", "--summary-count-threshold", "4",
@@ -105,7 +107,7 @@ def test_sigkill_anywhere_then_resume(tmp_path):
         if RunDir(out).status() == "finished":
             # a kill can land after the run finished; an OUT that looks finished is finished
             assert snapshot(out) == reference
-        subprocess.run(cli("resume", out, "--quiet", env=None), env=env, check=True)
+        invoke("resume", out, "--quiet", env=env, check=0)
         assert snapshot(out) == reference, f"kill {i} ({phases[-1]}) changed the tree"
         extra_calls.append(len(counter.read_text().splitlines()) - ref_calls)
 

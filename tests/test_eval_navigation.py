@@ -17,7 +17,7 @@ from chunker.evaluation.navigation_questions import (SPAN_SHARE, Judge, Question
                                                      file_texts, load_questions, parse_line)
 from chunker.evaluation.navigation_report import success_vs_budget, write_navigation
 from chunker.navigation import NavigatorSettings, open_tree
-from conftest import chunker
+from conftest import invoke
 from test_navigation_trees import copy_tree
 
 LEXICAL = NavigatorSettings(embeddings="lexical")
@@ -179,13 +179,13 @@ def test_the_cli_takes_old_question_files_and_refuses_bad_ones_in_one_line(run, 
     old = _write(tmp_path / "old.jsonl", [
         {"question": "Who lost a golden slipper?", "answer": "Cinderella", "must_contain": "slipper"}])
     out = tmp_path / "report"
-    proc = chunker("eval", "navigation", run, "--questions", old, "--embeddings", "lexical",
-                   "--budgets", "300,900", "--method", "navigator", "--method", "bm25-leaves",
-                   "--out", out, "--quiet", check=0)
+    proc = invoke("eval", "navigation", run, "--questions", old, "--embeddings", "lexical",
+                  "--budgets", "300,900", "--method", "navigator", "--method", "bm25-leaves",
+                  "--out", out, "--quiet", check=0)
     data = json.loads((out / "navigation.json").read_text(encoding="utf-8"))
     assert data["budgets"] == [300, 900] and set(data["summary"]) == {
         "navigator", "navigator-descend", "bm25-leaves"}
     bad = _write(tmp_path / "bad.jsonl", [{"question": "who?", "start": 0, "end": 10 ** 7}])
-    proc = chunker("eval", "navigation", run, "--questions", bad, "--embeddings", "lexical",
-                   "--out", out, check=2)
+    proc = invoke("eval", "navigation", run, "--questions", bad, "--embeddings", "lexical",
+                  "--out", out, check=2)
     assert len(proc.stderr.strip().splitlines()) == 1 and "bad.jsonl:1: span 0-10000000" in proc.stderr

@@ -19,7 +19,7 @@ import pytest
 from chunker.graph.navigator_ask import ask
 from chunker.navigation.settings import NavigatorSettings
 from chunker.structured.media import local_image, stable_name
-from conftest import check_markdown_tree, chunker
+from conftest import check_markdown_tree, invoke
 
 NAV = NavigatorSettings(embeddings="lexical", budget_tokens=150, cache_embeddings=False)
 REPORT = """# Orchard
@@ -70,8 +70,8 @@ def markdown_source(tmp_path_factory):
 
 
 def run(src: Path, out: Path, *extra: str) -> dict:
-    proc = chunker("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json", *extra,
-                   check=0)
+    proc = invoke("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json", *extra,
+                  check=0)
     return json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -220,7 +220,7 @@ def test_an_update_drops_a_removed_figures_image_and_never_touches_a_users_file(
     shutil.copytree(out0, out)
     (out / "media" / "mine.png").write_bytes(b"the user's own file")
     (src / "report.md").write_text(REPORT.replace("![Bar chart of apples](img/chart.png)\n\n", ""), encoding="utf-8")
-    chunker("update", out, "--source", src / "report.md", "--model", "scripted", check=0)
+    invoke("update", out, "--source", src / "report.md", "--model", "scripted", check=0)
     assert all(f["media"] is None for f in tree_of(out)["figures"])
     assert sorted(p.name for p in (out / "media").iterdir()) == ["mine.png"]
     assert (out / "media" / "mine.png").read_bytes() == b"the user's own file"
@@ -236,7 +236,7 @@ def test_an_update_reuses_the_vision_models_answer_for_an_unchanged_figure(markd
     shutil.copytree(src0, src)
     shutil.copytree(out0, out)
     (src / "report.md").write_text(REPORT + "\nA new closing line about the harvest festival.\n", encoding="utf-8")
-    proc = chunker("update", out, "--source", src / "report.md", "--model", "scripted", "--json", check=0)
+    proc = invoke("update", out, "--source", src / "report.md", "--model", "scripted", "--json", check=0)
     stats = json.loads(proc.stdout.strip().splitlines()[-1])["stats"]
     assert stats["figures.descriptions_reused"] == 1 and "calls.describe_figure" not in stats
     chart = next(f for f in tree_of(out)["figures"] if f["image"] == "img/chart.png")

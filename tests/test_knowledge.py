@@ -20,7 +20,7 @@ from chunker.navigation.tree import Tree, open_tree
 from chunker.output.hierarchy import (CorpusDocument, CorpusMeta, Hierarchy, RunMeta, TreeNode,
                                       check_lossless)
 from chunker.output.writer import write_tree
-from conftest import ROOT, chunker
+from conftest import ROOT, invoke
 
 DATA = ROOT / "tests" / "data" / "knowledge"
 
@@ -273,14 +273,14 @@ def test_an_update_redoes_terms_and_lists_links_into_a_deleted_file(tmp_path):
         (src / rel).parent.mkdir(parents=True, exist_ok=True)
         (src / rel).write_text("".join(pieces), encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", src, "--output-dir", out, "--model", "scripted", "--embeddings", "lexical", "-q", check=0)
+    invoke("run", src, "--output-dir", out, "--model", "scripted", "--embeddings", "lexical", "-q", check=0)
     h = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     assert {e.text for e in h.edges if e.kind == "links_to"} >= {"[[Beta]]", "[[Alpha]]"}
     assert dangling_links(out)[1] == []
     (src / "Beta.md").unlink()
     (src / "Lonely.md").write_text("# Lonely\n\nA *sprocket* is a toothed wheel. A sprocket turns.\n",
                                    encoding="utf-8")
-    chunker("update", out, "--model", "scripted", "-q", check=0)
+    invoke("update", out, "--model", "scripted", "-q", check=0)
     h = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     broken = {u.text: u.reason for u in h.unresolved}
     assert broken["[[Beta]]"] == "no such note" and "[[Beta#Details|the details]]" in broken

@@ -11,7 +11,7 @@ from chunker.knowledge.passes import annotate
 from chunker.knowledge.proposals import carried, ground
 from chunker.llm.calllog import read_calls
 from chunker.output.hierarchy import Hierarchy
-from conftest import chunker, run_text, scripted
+from conftest import invoke, run_text, scripted
 
 TREE_TASKS = ["boundary", "rewrite", "summary", "group", "synthesis"]
 TEXT = ("# Parts\n\nA widget is a small reusable part of a machine. Widgets are everywhere.\n\n"
@@ -113,14 +113,14 @@ def test_a_document_update_redoes_the_terms_and_references_of_changed_nodes(tmp_
                    "## Sizes\n\nTable 1: Sizes of parts\n\n| part | size |\n|---|---|\n| widget | 2 |\n",
                    encoding="utf-8")
     out = tmp_path / "out"
-    chunker("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", check=0)
+    invoke("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", check=0)
     before = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     assert "widget" in {t.name for t in before.terms}
     assert [e.text for e in before.edges if e.kind == "refers_to"] == ["Table 1"]
     doc.write_text("# Guide\n\nA gadget is a clever device. Sizes are in Table 1.\n\n"
                    "## Sizes\n\nThe sizes of parts:\n\n| part | size |\n|---|---|\n| gadget | 2 |\n",
                    encoding="utf-8")
-    chunker("update", out, "--model", "scripted", "-q", check=0)
+    invoke("update", out, "--model", "scripted", "-q", check=0)
     after = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     assert after.meta.updates, "an update, not a fresh run"
     names = {t.name for t in after.terms}
@@ -139,13 +139,13 @@ def test_an_update_asks_for_the_terms_of_changed_leaves_only(tmp_path):
     out = tmp_path / "out"
     asked = ["--set", 'model_tasks=["boundary","rewrite","summary","group","synthesis","terms"]',
              "--set", "min_chunk_tokens=50"]  # a leaf per section
-    chunker("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", *asked, check=0)
+    invoke("run", doc, "-o", out, "--model", "scripted", "--embeddings", "lexical", "-q", *asked, check=0)
     before = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     assert {t.name: t.origin for t in before.terms} == {"Gearboxes": "model", "Sprockets": "model"}
     assert len(before.leaves()) == 2
     doc.write_text(doc.read_text(encoding="utf-8").replace("Sprockets are toothed", "Pulleys are grooved"),
                    encoding="utf-8")
-    chunker("update", out, "--model", "scripted", "-q", check=0)
+    invoke("update", out, "--model", "scripted", "-q", check=0)
     after = Hierarchy.model_validate_json((out / "hierarchy.json").read_text(encoding="utf-8"))
     assert {t.name: t.origin for t in after.terms} == {"Gearboxes": "model", "Pulleys": "model"}
     gearboxes = next(t for t in after.terms if t.name == "Gearboxes").definition

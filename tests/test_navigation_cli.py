@@ -1,15 +1,14 @@
-"""`chunker ask` as a user runs it, bad input, and the navigator served by `langgraph dev`."""
+"""`chunker ask` as a user runs it (in-process: conftest.invoke), bad input, and the navigator
+served by `langgraph dev`."""
 
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 
 import pytest
 
 from chunker.navigation import open_tree
+from conftest import invoke
 from test_navigation_trees import chunker_cli, copy_tree
 
 FIELDS = {"passages", "question", "answer", "path", "leaves", "tokens_read", "status", "route"}
@@ -56,9 +55,7 @@ def test_ask_with_the_scripted_model_answers_in_words(tree_dir):
 ])
 def test_bad_input_is_one_line_and_exit_2(tree_dir, tmp_path, args, message):
     args = [a.format(empty=tmp_path, tree=tree_dir) for a in args]
-    env_host = {"OLLAMA_HOST": "127.0.0.1:9"}
-    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", "ask", *args],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, **env_host})
+    proc = invoke("ask", *args, env={"OLLAMA_HOST": "127.0.0.1:9"})
     assert proc.returncode == 2, proc.stderr
     assert message in proc.stderr
     assert len(proc.stderr.strip().splitlines()) == 1 and proc.stdout == ""

@@ -13,7 +13,7 @@ from chunker.graph.navigator_ask import ask
 from chunker.navigation import NavigatorSettings, open_tree
 from chunker.navigation.collapsed import collapsed_read, ranked_branches, unit_index
 from chunker.navigation.pieces import piece_spans, windows
-from conftest import chunker
+from conftest import invoke
 from test_navigation_trees import build_tree, copy_tree
 
 BM25 = NavigatorSettings(embeddings="bm25")
@@ -173,13 +173,13 @@ def test_bad_settings_are_refused():
 
 
 def test_chunker_ask_prints_the_passages_in_document_order(cinderella):
-    proc = chunker("ask", cinderella, "Who lost a golden slipper on the stairs?", "--embeddings-only",
-                   "--embeddings", "bm25", "--budget", "500", "--quiet")
+    proc = invoke("ask", cinderella, "Who lost a golden slipper on the stairs?", "--embeddings-only",
+                  "--embeddings", "bm25", "--budget", "500", "--quiet")
     assert proc.returncode == 0, proc.stderr
     assert "tokens read | read" in proc.stdout and "[L0-" in proc.stdout
-    proc = chunker("ask", cinderella, "Who lost a golden slipper?", "--embeddings-only",
-                   "--embeddings", "bm25", "--json", "--quiet")
+    proc = invoke("ask", cinderella, "Who lost a golden slipper?", "--embeddings-only",
+                  "--embeddings", "bm25", "--json", "--quiet")
     record = json.loads(proc.stdout)
     assert record["status"] == "read" and record["passages"][0]["where"]
-    bad = chunker("ask", cinderella, "Who?", "--mode", "sideways", "--embeddings-only", check=2)
+    bad = invoke("ask", cinderella, "Who?", "--mode", "sideways", "--embeddings-only", check=2)
     assert "mode must be collapsed or descend" in bad.stderr

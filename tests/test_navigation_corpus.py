@@ -19,7 +19,7 @@ from chunker.navigation.mcp_server import build_server
 from chunker.navigation.scoring import child_scores
 from chunker.output.hierarchy import (SCHEMA_VERSION, CorpusDocument, CorpusMeta, Hierarchy, RunMeta, TreeNode,
                                       check_tree)
-from conftest import chunker
+from conftest import invoke
 
 BM25 = NavigatorSettings(embeddings="bm25")
 INSTALL = ["# Installing\n\nRun pip install chunker to get the command line tool.\n\n",
@@ -224,8 +224,8 @@ def test_mcp_search_takes_a_path_prefix(out):
 
 
 def test_ask_names_the_leaves_files(out):
-    proc = chunker("ask", out, "Where are tokens kept, the keyring?", "--embeddings-only", "--mode",
-                   "descend", "--embeddings", "bm25", "--max-leaves", "1", "--json", "--quiet", check=0)
+    proc = invoke("ask", out, "Where are tokens kept, the keyring?", "--embeddings-only", "--mode",
+                  "descend", "--embeddings", "bm25", "--max-leaves", "1", "--json", "--quiet", check=0)
     record = json.loads(proc.stdout)
     assert record["leaves"] == [SECURITY_DOC]
     assert record["sources"] == [{"id": SECURITY_DOC, "source": "guide/security.md",
@@ -278,8 +278,8 @@ def test_inside_a_document_a_corpus_ranks_children_as_the_document_alone(tmp_pat
     (root / "strings.md").write_text((RUST / "rust-book-ch08-02-strings.md").read_text(
         encoding="utf-8"), encoding="utf-8")
     args = ["--model", "scripted", "--quiet", "--min-chunk-tokens", "120", "--max-chunk-tokens", "300"]
-    chunker("run", root, "-o", tmp_path / "c", *args, check=0)
-    chunker("run", root / "cinderella.txt", "-o", tmp_path / "s", *args, check=0)
+    invoke("run", root, "-o", tmp_path / "c", *args, check=0)
+    invoke("run", root / "cinderella.txt", "-o", tmp_path / "s", *args, check=0)
     corpus, alone = open_tree(tmp_path / "c"), open_tree(tmp_path / "s")
     key = next(n.id for n in corpus.hierarchy.nodes if n.kind == "document"
                and n.source == "cinderella.txt").split(".")[0]

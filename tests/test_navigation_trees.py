@@ -1,4 +1,4 @@
-"""Real trees for the navigation tests, made by the real CLI with the scripted model.
+"""Real trees for the navigation tests, made by the real CLI (in-process) with the scripted model.
 
 Helpers only (imported by the other test_navigation*/test_mcp* modules), plus a check
 that the trees they build have the shape those tests rely on.
@@ -8,10 +8,9 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
-from conftest import CINDERELLA
+from conftest import CINDERELLA, invoke
 
 SMALL_CHUNKS = ["--min-chunk-tokens", "120", "--max-chunk-tokens", "300"]
 """Small leaves, so Cinderella's tree has several levels to walk and branches to backtrack to."""
@@ -20,8 +19,8 @@ ONE_LEAF_TEXT = ("Cinderella's mother died when she was young. Her father marrie
 
 
 def chunker_cli(*args: object, cwd: Path | None = None) -> subprocess.CompletedProcess:
-    return subprocess.run([sys.executable, "-m", "chunker.cli.app", *map(str, args)],
-                          capture_output=True, text=True, timeout=600, cwd=cwd)
+    """`chunker ARGS` in this process (conftest.invoke: no interpreter start per command)."""
+    return invoke(*args, cwd=cwd)
 
 
 def build_tree(out: Path, source: Path = CINDERELLA, *flags: str) -> Path:
@@ -48,12 +47,14 @@ def build_one_leaf(base: Path) -> Path:
     return build_tree(base / "one-leaf", doc)
 
 
-def test_the_trees_have_the_shape_the_tests_need(tmp_path):
+def test_the_trees_have_the_shape_the_tests_need(cinderella_tree, one_leaf_tree):
     from chunker.navigation import open_tree
 
-    tree = open_tree(build_cinderella(tmp_path))
+    # the very trees the navigation tests get (conftest's session fixtures: built by the
+    # functions above, once per worker)
+    tree = open_tree(cinderella_tree)
     root = tree.node(tree.root_id)
     assert root.level >= 2 and len(root.children) >= 2
     assert len(tree.leaf_ids()) >= 8
-    one = open_tree(build_one_leaf(tmp_path))
+    one = open_tree(one_leaf_tree)
     assert one.is_leaf(one.root_id) and one.leaf_ids() == [one.root_id]

@@ -12,7 +12,7 @@ from chunker.llm.ollama import check_ollama
 from chunker.llm.errors import ModelUnavailable
 from chunker.llm.schemas import Completeness
 from chunker.testing.ollama_stub import OllamaStub, prompt_words
-from conftest import CINDERELLA, check_markdown_tree, free_port
+from conftest import CINDERELLA, check_markdown_tree, free_port, invoke
 
 
 @pytest.fixture
@@ -68,25 +68,25 @@ def test_missing_model_message(stub):
         check_ollama("gemma4:latest")
 
 
-def test_cli_refuses_before_work_when_server_is_down(tmp_path, cli):
+def test_cli_refuses_before_work_when_server_is_down(tmp_path):
     out = tmp_path / "out"
-    proc = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out,
-                env={"OLLAMA_HOST": f"127.0.0.1:{free_port()}"})
+    proc = invoke("run", CINDERELLA, "--model", "qwen3:8b", "-o", out,
+                  env={"OLLAMA_HOST": f"127.0.0.1:{free_port()}"})
     assert proc.returncode == 2
     line = proc.stderr.strip()
     assert len(line.splitlines()) == 1 and "OLLAMA_HOST" in line and "ollama pull qwen3:8b" in line
     assert not out.exists()
 
 
-def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path, cli, stub_run_config):
+def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path, stub_run_config):
     with OllamaStub(models=["qwen3:8b"]) as stub:
         env = stub.env()
         cfg = stub_run_config(attempts=4)
         out = tmp_path / "out"
         stub.drop_next = 1  # the first request loses its connection...
         stub.fail_next = 2  # ...the next two get HTTP 500: all retried, the run goes on
-        first = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out, "--config", cfg, "--quiet",
-                     env=env)
+        first = invoke("run", CINDERELLA, "--model", "qwen3:8b", "-o", out, "--config", cfg, "--quiet",
+                       env=env)
         assert first.returncode == 0, first.stderr
         check_markdown_tree(out)
         assert stub.dropped == 1 and stub.served_errors == 2
@@ -101,13 +101,13 @@ def test_cli_full_run_through_the_stub_with_server_errors_and_resume(tmp_path, c
 
         out2 = tmp_path / "out2"
         stub.down, stub.served_errors = True, 0  # retries exhausted: exit 1, resumable
-        failed = cli("run", CINDERELLA, "--model", "qwen3:8b", "-o", out2, "--config", cfg, "--quiet",
-                      env=env)
+        failed = invoke("run", CINDERELLA, "--model", "qwen3:8b", "-o", out2, "--config", cfg, "--quiet",
+                        env=env)
         assert failed.returncode == 1 and "chunker resume" in failed.stderr
         assert stub.served_errors == 4  # llm_max_attempts, then the run stops
         assert len(failed.stderr.strip().splitlines()) == 1
         stub.down = False  # the server is back
-        resumed = cli("resume", out2, "--quiet", env=env)
+        resumed = invoke("resume", out2, "--quiet", env=env)
         assert resumed.returncode == 0, resumed.stderr
         a = json.loads((out / "hierarchy.json").read_text())
         b = json.loads((out2 / "hierarchy.json").read_text())

@@ -3,8 +3,6 @@ through the real langchain-openai client against a local stub server."""
 
 import importlib.util
 import json
-import os
-import subprocess
 import sys
 from importlib.metadata import entry_points
 
@@ -18,7 +16,7 @@ from chunker.llm.registry import backend_prefix, get_model, preflight
 from chunker.llm.schemas import Completeness, Summary
 from chunker.testing.openai_stub import OpenAIStub, prompt_words, word_count
 from chunker.testing.scripted import ScriptedChatModel
-from conftest import CINDERELLA, check_markdown_tree, free_port
+from conftest import CINDERELLA, check_markdown_tree, free_port, invoke
 
 
 @pytest.fixture
@@ -116,14 +114,14 @@ def _error_line(stderr: str) -> str:
 
 
 def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connection(
-        tmp_path, cli, stub_run_config):
+        tmp_path, stub_run_config):
     with OpenAIStub(models=["stub-model"]) as stub:
         env = stub.env()
         cfg = stub_run_config(attempts=3)
         out = tmp_path / "out"
         stub.fail_next, stub.drop_next = 1, 1  # both transient: retried, the run goes on
-        proc = cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out, "--config", cfg,
-                    "--quiet", env=env)
+        proc = invoke("run", CINDERELLA, "--model", "openai:stub-model", "-o", out, "--config", cfg,
+                      "--quiet", env=env)
         assert proc.returncode == 0, proc.stderr
         check_markdown_tree(out)
         assert stub.served_errors == 1 and stub.dropped == 1
@@ -137,10 +135,10 @@ def test_cli_full_run_through_the_real_client_with_a_5xx_and_a_dropped_connectio
         assert stats["tokens.prompt"] == sum(prompt_words(r) for r in chats[2:])
 
 
-def test_cli_refuses_before_work_when_the_server_is_down(tmp_path, cli):
+def test_cli_refuses_before_work_when_the_server_is_down(tmp_path):
     out = tmp_path / "out"
-    proc = cli("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
-                env={"OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "k"})
+    proc = invoke("run", CINDERELLA, "--model", "openai:stub-model", "-o", out,
+                  env={"OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1", "OPENAI_API_KEY": "k"})
     assert proc.returncode == 2
     line = _error_line(proc.stderr)
     assert "OPENAI_BASE_URL" in line and "cannot reach" in line
@@ -163,16 +161,13 @@ def test_cli_names_a_missing_integration_package(tmp_path, cli):
                                                      ("groq", "langchain_groq"),
                                                      ("mistralai", "langchain_mistralai"))
                              if importlib.util.find_spec(pkg) is None)
-    proc = cli("run", CINDERELLA, "--model", f"{provider}:some-model", "-o", out, env={})
+    proc = invoke("run", CINDERELLA, "--model", f"{provider}:some-model", "-o", out)
     assert proc.returncode == 2
     assert f"pip install {package.replace('_', '-')}" in _error_line(proc.stderr)
     assert not out.exists()
 
 
 def test_cli_missing_api_key_is_one_line(tmp_path):
-    env = {k: v for k, v in os.environ.items() if k != "OPENAI_API_KEY"}
-    env["OPENAI_BASE_URL"] = f"http://127.0.0.1:{free_port()}/v1"
-    proc = subprocess.run([sys.executable, "-m", "chunker.cli.app", "run", str(CINDERELLA), "--model",
-                           "openai:stub-model", "-o", str(tmp_path / "out")],
-                          capture_output=True, text=True, env=env, timeout=300)
+    env = {"OPENAI_API_KEY": None, "OPENAI_BASE_URL": f"http://127.0.0.1:{free_port()}/v1"}  # None: unset
+    proc = invoke("run", CINDERELLA, "--model", "openai:stub-model", "-o", tmp_path / "out", env=env)
     assert proc.returncode == 2 and "set OPENAI_API_KEY" in _error_line(proc.stderr)

@@ -16,7 +16,7 @@ import urllib.request
 from chunker.config.settings import ChunkerSettings
 from chunker.output.hierarchy import Hierarchy
 from chunker.testing.openai_stub import OpenAIStub
-from conftest import EMMA, chunker
+from conftest import EMMA, invoke
 
 
 def _post(url: str, payload: dict) -> dict:
@@ -88,10 +88,10 @@ def test_a_run_through_the_stub_builds_the_scripted_models_tree(tmp_path):
     flat = ChunkerSettings(model="scripted", embeddings="lexical").flat_dict()
     config = tmp_path / "settings.json"
     config.write_text(json.dumps({k: v for k, v in flat.items() if k != "model"}), encoding="utf-8")
-    chunker("run", doc, "-o", tmp_path / "scripted", "--model", "scripted", "--config", config, "-q", check=0)
+    invoke("run", doc, "-o", tmp_path / "scripted", "--model", "scripted", "--config", config, "-q", check=0)
     with OpenAIStub(latency_ms=5, slots=2, scripted=True) as stub:
-        chunker("run", doc, "-o", tmp_path / "served", "--model", "openai:stub-model", "--config", config,
-                "-q", env=stub.env(), check=0)
+        invoke("run", doc, "-o", tmp_path / "served", "--model", "openai:stub-model", "--config", config,
+               "-q", env=stub.env(), check=0)
         served = stub.stats()["served"]
     a, b = (Hierarchy.model_validate_json((tmp_path / d / "hierarchy.json").read_bytes())
             for d in ("scripted", "served"))

@@ -1,6 +1,7 @@
 """`chunker run` on PDFs generated here with PyMuPDF: the extracted source.md and its page map,
 detection by content, refused files, scanned pages, page images to a vision model (through the
-Ollama stub), the page unit, and resume."""
+Ollama stub), the page unit, and resume. Commands run in-process (conftest.invoke) except where a
+process is the point (an import blocked through PYTHONPATH, a failure resumed by the next process)."""
 
 from __future__ import annotations
 
@@ -13,7 +14,7 @@ import yaml
 
 import pymupdf
 
-from conftest import CINDERELLA, chunker, tree_bytes  # noqa: E402
+from conftest import CINDERELLA, chunker, invoke, tree_bytes  # noqa: E402
 
 from chunker.document.units import Units, register_page_ends  # noqa: E402
 from chunker.testing.ollama_stub import OllamaStub  # noqa: E402
@@ -85,7 +86,7 @@ def test_pdf_named_txt_becomes_source_md_with_pages_everywhere(tmp_path):
     disguised = tmp_path / "report.txt"  # detection is by content, not by name
     disguised.write_bytes(doc.read_bytes())
     out = tmp_path / "out"
-    chunker("run", disguised, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
+    invoke("run", disguised, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
     source = (out / "source.md").read_text(encoding="utf-8")
     assert "# Chapter 1: Season report" in source and "## Section 1.1 Regional results" in source
     assert "|Segment|2024|2025|" in source
@@ -110,13 +111,13 @@ def test_text_named_pdf_is_read_as_text(tmp_path):
     fake = tmp_path / "tale.pdf"
     fake.write_text(CINDERELLA.read_text())
     out = tmp_path / "out"
-    chunker("run", fake, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
+    invoke("run", fake, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
     assert not (out / "source.md").exists()
     h = json.loads((out / "hierarchy.json").read_text())
     assert all("pages" not in n for n in h["nodes"])  # text trees are as they were
     assert "pages" not in frontmatter(out / leaves(h)[0]["filename"])
-    wrong = chunker("run", fake, "--model", "scripted", "-o", tmp_path / "o2", "--split-unit", "page",
-                    check=2)
+    wrong = invoke("run", fake, "--model", "scripted", "-o", tmp_path / "o2", "--split-unit", "page",
+                   check=2)
     assert "PDF" in wrong.stderr and not (tmp_path / "o2").exists()
 
 
@@ -129,7 +130,7 @@ def test_encrypted_and_truncated_pdfs_are_refused_in_one_line(tmp_path):
     cut.write_bytes(plain.read_bytes()[: plain.stat().st_size // 2])
     for bad, word in ((locked, "encrypted"), (cut, "damaged")):
         out = tmp_path / f"out-{bad.stem}"
-        proc = chunker("run", bad, "--model", "scripted", "-o", out, *FAST, check=2)
+        proc = invoke("run", bad, "--model", "scripted", "-o", out, *FAST, check=2)
         assert word in proc.stderr and len(proc.stderr.strip().splitlines()) == 1, proc.stderr
         assert not out.exists()
 
@@ -139,6 +140,7 @@ def test_missing_pdf_extra_names_it(tmp_path):
     (blocker / "pymupdf").mkdir(parents=True)
     (blocker / "pymupdf" / "__init__.py").write_text("raise ImportError('no pymupdf here')\n")
     doc = make_pdf(tmp_path / "r.pdf", pages=1)
+    # a child process: the blocker must come before site-packages on its path
     proc = chunker("run", doc, "--model", "scripted", "-o", tmp_path / "out", *FAST, check=2,
                    env={"PYTHONPATH": f"{blocker}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"})
     assert "pip install 'chunker-tree[pdf]'" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
@@ -148,7 +150,7 @@ def test_missing_pdf_extra_names_it(tmp_path):
 def test_scanned_page_is_a_flagged_leaf_with_a_warning(tmp_path):
     doc = make_pdf(tmp_path / "scan.pdf", pages=3, scanned_at=2)
     out = tmp_path / "out"
-    proc = chunker("run", doc, "--model", "scripted", "-o", out, *FAST, check=0)
+    proc = invoke("run", doc, "--model", "scripted", "-o", out, *FAST, check=0)
     assert "scanned" in proc.stderr and "--vision-model" in proc.stderr
     h = json.loads((out / "hierarchy.json").read_text())
     source = (out / "source.md").read_text(encoding="utf-8")
@@ -166,9 +168,9 @@ def test_vision_model_gets_page_images_in_rewrite_requests_only(tmp_path):
     out = tmp_path / "out"
     # pages smaller than the window, cut at sentences: the boundary question is asked too
     with OllamaStub(models=["qwen2.5vl:7b"]) as stub:
-        chunker("run", doc, "--model", "ollama:qwen2.5vl:7b", "--vision-model", "ollama:qwen2.5vl:7b",
-                "-o", out, "--quiet", *FAST, "--min-chunk-tokens", "60", "--split-unit", "sentence",
-                env={"OLLAMA_HOST": stub.url}, check=0)
+        invoke("run", doc, "--model", "ollama:qwen2.5vl:7b", "--vision-model", "ollama:qwen2.5vl:7b",
+               "-o", out, "--quiet", *FAST, "--min-chunk-tokens", "60", "--split-unit", "sentence",
+               env={"OLLAMA_HOST": stub.url}, check=0)
         requests = stub.chat_requests()
     by_task: dict[str, list[dict]] = {}
     for r in requests:
@@ -202,16 +204,16 @@ def test_resume_of_a_killed_pdf_run_gives_the_same_tree(tmp_path):
     out = tmp_path / "out"
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("llm_max_attempts: 2\nllm_retry_initial_s: 0.01\n")
-    chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", "--config", cfg, *FAST, check=0)
+    invoke("run", doc, "--model", "scripted", "-o", out, "--quiet", "--config", cfg, *FAST, check=0)
     reference = tree_bytes(out)  # the same OUT, so that every path in the tree is the same
     counter = tmp_path / "calls.txt"
     env = {"CHUNKER_SCRIPTED_COUNTER": str(counter), "CHUNKER_SCRIPTED_FAIL_AT": "4-5"}
     failed = chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", "--force", "--config", cfg,
-                     *FAST, env=env, check=1)
+                     *FAST, env=env, check=1)  # fails in a process; resumed in another (this one)
     assert "chunker resume" in failed.stderr
     assert not (out / "hierarchy.json").exists() and (out / "source.md").exists()
     (out / "source.md").unlink()  # gone: the resume extracts the PDF again, to the same text
-    chunker("resume", out, "--quiet", env=env, check=0)
+    invoke("resume", out, "--quiet", env=env, check=0)
     assert tree_bytes(out) == reference
 
 
@@ -220,14 +222,14 @@ def test_force_never_overwrites_a_users_source_md(tmp_path):
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "source.md").write_text("my own notes about sources")
-    proc = chunker("run", doc, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
+    proc = invoke("run", doc, "--model", "scripted", "-o", vault, "--quiet", "--force", *FAST, check=2)
     assert "source.md" in proc.stderr and len(proc.stderr.strip().splitlines()) == 1
     assert (vault / "source.md").read_text() == "my own notes about sources"
     # chunker's own source.md (in the manifest) is replaced by a forced re-run
     out = tmp_path / "out"
-    chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
+    invoke("run", doc, "--model", "scripted", "-o", out, "--quiet", *FAST, check=0)
     first = (out / "source.md").read_bytes()
-    chunker("run", doc, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
+    invoke("run", doc, "--model", "scripted", "-o", out, "--quiet", "--force", *FAST, check=0)
     assert (out / "source.md").read_bytes() == first
     files = json.loads((out / ".chunker" / "manifest.json").read_text())["files"]
     assert "source.md" in files and "index.md" in files

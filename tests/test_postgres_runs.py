@@ -2,7 +2,9 @@
 a document and a corpus build the very trees a local SQLite run builds, a killed run resumes
 through the store, an unreachable store is refused before any work, and corpus workers share
 the queue: a worker killed mid-document is replaced, a document that always fails is marked
-failed while the rest finishes, and a worker that loses the database says so and stops."""
+failed while the rest finishes, and a worker that loses the database says so and stops. Runs
+and workers are child processes (their connection pools end with them); the refusals before
+any work run in this process (conftest.invoke)."""
 
 from __future__ import annotations
 
@@ -22,7 +24,7 @@ import psycopg
 from chunker.corpus import queue
 from chunker.persistence.store_url import CONNECT_TIMEOUT_S, redact
 from chunker.testing.postgres_server import ThrowawayPostgres
-from conftest import CINDERELLA, RUST, chunker, tree_bytes
+from conftest import CINDERELLA, RUST, chunker, invoke, tree_bytes
 
 pytestmark = pytest.mark.slow
 
@@ -203,10 +205,10 @@ def test_a_killed_run_resumes_through_the_store_only(doc, doc_ref, pg_url, tmp_p
     assert meta_of(out)["status"] == "running"
 
     # the checkpoints are in the database: not without it, and an SQLite run not with one
-    no_store = chunker("resume", out, check=2)
+    no_store = invoke("resume", out, check=2)
     said = one_line(no_store.stderr)
     assert pg_url in said and "pass --store" in said, said
-    wrong_kind = chunker("resume", doc_ref.out, "--store", pg_url, check=2)
+    wrong_kind = invoke("resume", doc_ref.out, "--store", pg_url, check=2)
     assert "leave out --store" in " ".join(wrong_kind.stderr.split())
     assert tree_bytes(doc_ref.out) == doc_ref.tree  # refused before any work
 
@@ -218,12 +220,12 @@ def test_a_killed_run_resumes_through_the_store_only(doc, doc_ref, pg_url, tmp_p
 # -- 3. the database down at the start -----------------------------------------------------------
 def test_an_unreachable_store_is_refused_before_any_work(doc, tmp_path):
     out = tmp_path / "out"
-    run = chunker("run", doc, "-o", out, "--model", MODEL, "--store", DEAD_STORE, check=2)
+    run = invoke("run", doc, "-o", out, "--model", MODEL, "--store", DEAD_STORE, check=2)
     assert "127.0.0.1" in one_line(run.stderr)
     assert not out.exists()
-    worker = chunker("worker", "--store", DEAD_STORE, "--exit-when-idle", check=2)
+    worker = invoke("worker", "--store", DEAD_STORE, "--exit-when-idle", check=2)
     assert "127.0.0.1" in one_line(worker.stderr)
-    from_env = chunker("worker", "--exit-when-idle", env={"CHUNKER_STORE": DEAD_STORE}, check=2)
+    from_env = invoke("worker", "--exit-when-idle", env={"CHUNKER_STORE": DEAD_STORE}, check=2)
     assert "127.0.0.1" in one_line(from_env.stderr)
 
 

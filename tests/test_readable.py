@@ -67,6 +67,11 @@ def test_plain_prose_is_unchanged():
     assert readable_copy(prose) == prose
 
 
+def test_a_code_span_keeps_what_looks_like_a_tag():
+    text = "A `Vec<T>` grows; an `Option<String>` may be empty, and <b>bold</b> is markup.\n"
+    assert readable(text) == "A Vec<T> grows; an Option<String> may be empty, and bold is markup."
+
+
 def test_a_markdown_documents_summaries_and_titles_hold_no_markup(tmp_path):
     doc = tmp_path / "page.md"
     doc.write_text(FASTAPI_LIKE + "\n## Usage { #usage }\n\nRun the server with uvicorn and open "
@@ -83,3 +88,22 @@ def test_a_markdown_documents_summaries_and_titles_hold_no_markup(tmp_path):
             assert markup not in text, (markup, text)
     titles = {n.get("title") for n in nodes.values()}
     assert "Usage" in titles or any("Usage" == h for n in nodes.values() for h in (n.get("header_path") or []))
+
+
+def test_a_models_summaries_lose_the_markup_it_copied(tmp_path):
+    """The scripted model answers with the passage's first sentences as written (heading marks,
+    code spans, emphasis): what it says is kept, its markup is not."""
+    from conftest import invoke
+
+    doc = tmp_path / "strings.md"
+    doc.write_text("## Storing Text with `String`\n\nA `String` holds **UTF-8** text; see "
+                   "[the reference](https://doc.rust-lang.org/std/string/) for `Vec<u8>`.\n\n"
+                   "### Creating a New String\n\nMany operations of `Vec<T>` work on a `String` as well, "
+                   "because it wraps a vector of bytes.\n", encoding="utf-8")
+    out = tmp_path / "out"
+    invoke("run", doc, "--model", "scripted", "--embeddings", "lexical", "-o", out, "-q", check=0)
+    summaries = [n["summary"] for n in json.loads((out / "hierarchy.json").read_text())["nodes"]]
+    assert any("Vec<T>" in s for s in summaries), summaries
+    for summary in summaries:
+        for markup in ("#", "`", "**", "](", "https://"):
+            assert markup not in summary, (markup, summary)

@@ -11,7 +11,8 @@ import pytest
 
 from chunker.document.readable import readable_copy, sentence_markup, tidy
 from chunker.grounding import extractive_summary
-from chunker.navigation.context_index import context_lines, summary_as_written
+from chunker.navigation.as_written import summary_as_written
+from chunker.navigation.context_index import context_lines
 from chunker.navigation.tree import open_tree
 
 CAVEAT = """## Caveat { #caveat }

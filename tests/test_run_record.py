@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CINDERELLA, DATA, assert_lossless, chunker
+from conftest import CINDERELLA, DATA, assert_lossless, invoke
 
 from chunker.runs import record as records
 from chunker.runs.record import CorpusRun, DocumentRun
@@ -83,8 +83,8 @@ def stopped(tmp_path_factory) -> Path:
     tmp = tmp_path_factory.mktemp("stopped")
     src = tmp / "cinderella.txt"
     shutil.copyfile(CINDERELLA, src)
-    chunker("run", src, "--model", "scripted", "-o", tmp / "out", "--quiet", "--set", "llm_max_attempts=1",
-            env=failing(tmp, "base", "5"), check=1)
+    invoke("run", src, "--model", "scripted", "-o", tmp / "out", "--quiet", "--set", "llm_max_attempts=1",
+           env=failing(tmp, "base", "5"), check=1)
     return tmp
 
 
@@ -98,7 +98,7 @@ def test_a_document_record_of_each_round_resumes_and_updates(round_, stopped, tm
     if round_ == 1:  # round 1's names of two settings: read as today's, with their values
         shape["config"] = {**shape["config"], "context_budget_tokens": 250, "context_window": 16384}
     put(out, shape)
-    chunker("resume", out, "--quiet", check=0)
+    invoke("resume", out, "--quiet", check=0)
     record = run_json(out)
     assert record["kind"] == "document" and record["status"] == "finished"
     assert record["source_sha256"] == now["source_sha256"]  # round 1 had none: recorded now
@@ -115,7 +115,7 @@ def test_a_document_record_of_each_round_resumes_and_updates(round_, stopped, tm
     put(out, finished)
     text = src.read_text(encoding="utf-8").replace("Cinderella", "Ashputtel", 3)
     src.write_text(text, encoding="utf-8")
-    chunker("update", out, "--quiet", check=0)
+    invoke("update", out, "--quiet", check=0)
     record = run_json(out)
     assert record["status"] == "finished" and "update" not in record
     assert len(record["updates"]) == before + 1 and record["source_sha256"] != now["source_sha256"]
@@ -126,16 +126,16 @@ def test_an_interrupted_update_of_round_3_resumes(stopped, tmp_path):
     src, out = tmp_path / "cinderella.txt", tmp_path / "out"
     shutil.copyfile(stopped / "cinderella.txt", src)
     shutil.copytree(stopped / "out", out)
-    chunker("resume", out, "--source", src, "--quiet", check=0)  # the copy: the same text
+    invoke("resume", out, "--source", src, "--quiet", check=0)  # the copy: the same text
     text = src.read_text(encoding="utf-8").replace("Cinderella", "Ashputtel", 3)
     src.write_text(text, encoding="utf-8")
-    chunker("update", out, "--quiet", "--set", "llm_max_attempts=1", env=failing(tmp_path, "update", "1"),
-            check=1)
+    invoke("update", out, "--quiet", "--set", "llm_max_attempts=1", env=failing(tmp_path, "update", "1"),
+           check=1)
     now = run_json(out)
     shape = named(old("round3-document-updating"), now)
     shape["update"] = named(shape["update"], now["update"], (*NAMES, "reuse_key", "mode", "config"))
     put(out, shape)
-    chunker("resume", out, "--quiet", check=0)
+    invoke("resume", out, "--quiet", check=0)
     record = run_json(out)
     assert record["status"] == "finished" and "update" not in record and len(record["updates"]) == 1
     assert record["thread_id"] == now["update"]["thread_id"]
@@ -149,11 +149,11 @@ def test_a_corpus_record_of_round_3_resumes_updates_and_continues_an_update(tmp_
     shutil.copyfile(CINDERELLA, root / "a" / "one.txt")
     shutil.copyfile(DATA / "markdown" / "rust-book-ch08-02-strings.md", root / "b" / "strings.md")
     flags = ("--model", "scripted", "--embeddings", "lexical", "--quiet")
-    chunker("run", root, "-o", out, *flags, "--set", "llm_max_attempts=1",
-            env=failing(tmp_path, "base", "12"), check=1)
+    invoke("run", root, "-o", out, *flags, "--set", "llm_max_attempts=1",
+           env=failing(tmp_path, "base", "12"), check=1)
     now = run_json(out)
     put(out, named(old("round3-corpus-running"), now, CORPUS_NAMES))
-    chunker("resume", out, "--quiet", check=0)
+    invoke("resume", out, "--quiet", check=0)
     record = run_json(out)
     assert record["status"] == "finished" and record["corpus_key"] == now["corpus_key"]
     h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
@@ -162,14 +162,14 @@ def test_a_corpus_record_of_round_3_resumes_updates_and_continues_an_update(tmp_
     # an update stopped halfway, its record as round 3 wrote it; resumed
     (root / "a" / "one.txt").write_text(CINDERELLA.read_text(encoding="utf-8").replace("Cinderella", "Ashputtel", 3),
                                         encoding="utf-8")
-    chunker("update", out, "--quiet", "--set", "llm_max_attempts=1", env=failing(tmp_path, "update", "1"), check=1)
+    invoke("update", out, "--quiet", "--set", "llm_max_attempts=1", env=failing(tmp_path, "update", "1"), check=1)
     now = run_json(out)
     shape = named(old("round3-corpus-updating"), now, CORPUS_NAMES)
     shape["update"] = {**shape["update"], "previous": now["update"]["previous"], "updates": now["update"]["updates"],
                        "corpus": named(shape["update"]["corpus"], now["update"]["corpus"],
                                        (*CORPUS_NAMES, "changes", "stale", "deleted", "deleted_nodes"))}
     put(out, shape)
-    chunker("resume", out, "--quiet", check=0)
+    invoke("resume", out, "--quiet", check=0)
     record = run_json(out)
     assert "update" not in record and record["corpus_key"] == now["update"]["corpus"]["corpus_key"]
     assert len(record["updates"]) == 1 and record["updates"][0]["previous"] == now["corpus_key"]
@@ -178,7 +178,7 @@ def test_a_corpus_record_of_round_3_resumes_updates_and_continues_an_update(tmp_
     finished = named(old("round3-corpus-finished"), record, CORPUS_NAMES)
     put(out, finished)
     shutil.copyfile(DATA / "markdown" / "rust-book-appendix-02-operators.md", root / "b" / "operators.md")
-    chunker("update", out, "--quiet", check=0)
+    invoke("update", out, "--quiet", check=0)
     record = run_json(out)
     assert record["status"] == "finished" and len(record["updates"]) == 2
     assert record["updates"][-1]["changes"]["added"] == ["b/operators.md"]

@@ -15,7 +15,7 @@ from chunker.config.profiles import PROFILES
 from chunker.config.settings import REGION_FIELDS, ChunkerSettings, GroundingPolicy, SettingsError
 from chunker.graph import build_graph
 from conftest import CINDERELLA, assert_lossless, scripted
-from conftest import chunker as run_chunker
+from conftest import invoke
 
 FAST = ["--min-chunk-tokens", "150", "--max-chunk-tokens", "500"]
 
@@ -67,10 +67,6 @@ ROUND_4_ADDED = ("knowledge_enabled", "reference_nearby_chars", "term_conflict_s
                  "region_max_tokens", "outline_share", "outline_summary_chars", "outline_summary_sentences")
 """Round 4's, after those: the knowledge section (issue 33), the figures' minimum size (issue 32),
 the regions section (issue 34)."""
-
-
-def chunker(*args, env=None, check=None):
-    return run_chunker(*args, env=env, check=check, timeout=300)
 
 
 def one_error_line(proc) -> str:
@@ -227,18 +223,18 @@ def test_a_dict_context_flat_or_nested_is_validated_and_resolved():
 
 
 def test_cli_set_and_config_errors_are_one_line_exit_2(tmp_path):
-    line = one_error_line(chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "a",
-                                  "--set", "boundary_mode=candidate"))
+    line = one_error_line(invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "a",
+                                 "--set", "boundary_mode=candidate"))
     assert "boundary_mode" in line and "'candidates' or 'phrase'" in line
-    line = one_error_line(chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "b",
-                                  "--set", "min_chunk_token=40"))
+    line = one_error_line(invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "b",
+                                 "--set", "min_chunk_token=40"))
     assert "unknown setting 'min_chunk_token'" in line
     cfg = tmp_path / "cfg.yaml"
     cfg.write_text("chunking:\n  strategy: flats\n")
-    line = one_error_line(chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "c", "--config", cfg))
+    line = one_error_line(invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "c", "--config", cfg))
     assert "config file" in line and "strategy" in line
-    line = one_error_line(chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "d",
-                                  "--boundary-mode", "candidate"))
+    line = one_error_line(invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "d",
+                                 "--boundary-mode", "candidate"))
     assert "chunking.boundary_mode" in line
     assert not any((tmp_path / d).exists() for d in "abcd")
 
@@ -247,19 +243,19 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
     def env(name):  # the scripted model fails its 5th call: each run counts its own calls
         return {"CHUNKER_SCRIPTED_COUNTER": str(tmp_path / f"{name}.calls"), "CHUNKER_SCRIPTED_FAIL_AT": "5"}
 
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "set", "--quiet", *FAST,
-            "--set", "llm_max_attempts=1", "--set", "combine_rewrite_and_summary=false", env=env("set"), check=1)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", tmp_path / "set", "--quiet", *FAST,
+           "--set", "llm_max_attempts=1", "--set", "combine_rewrite_and_summary=false", env=env("set"), check=1)
     config = json.loads((tmp_path / "set" / ".chunker" / "run.json").read_text())["config"]
     assert config["combine_rewrite_and_summary"] is False  # not the truthy string "false"
 
     out = tmp_path / "out"
-    chunker("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, "--set", "llm_max_attempts=1",
-            env=env("out"), check=1)
+    invoke("run", CINDERELLA, "--model", "scripted", "-o", out, "--quiet", *FAST, "--set", "llm_max_attempts=1",
+           env=env("out"), check=1)
     run_json = out / ".chunker" / "run.json"
     meta = json.loads(run_json.read_text())
     meta["config"] = ROUND_2_CONFIG  # as round 2 wrote it
     run_json.write_text(json.dumps(meta, indent=1, sort_keys=True))
-    chunker("resume", out, "--quiet", env=env("out"), check=0)
+    invoke("resume", out, "--quiet", env=env("out"), check=0)
     written = json.loads((out / "hierarchy.json").read_text())["meta"]["config"]
     expected = {k: v for k, v in ROUND_2_CONFIG.items() if k not in ("return_tree", "extractive_summaries")}
     assert written == {**expected, "model_tasks": ["boundary", "rewrite", "summary", "group", "synthesis"],

@@ -17,7 +17,7 @@ from chunker.output.hierarchy import Hierarchy
 from chunker.site.build import MARKER, write_site
 from chunker.site.data import search_data, tokens
 from chunker.site.tree import SiteInputError, load_site_tree, page_name
-from conftest import chunker
+from conftest import invoke
 
 EVIL = '<img src=x onerror="alert(1)"></script><b>"&'
 
@@ -172,12 +172,12 @@ def test_a_corpus_site_starts_with_its_folders_and_documents(corpus_site):
 def test_bad_input_is_one_line_exit_2_and_nothing_written(cinderella_site, tmp_path):
     empty = tmp_path / "empty"
     empty.mkdir()
-    proc = chunker("site", empty, check=2)
+    proc = invoke("site", empty, check=2)
     assert "no finished tree" in proc.stderr and not any(empty.iterdir())
     theirs = tmp_path / "theirs"
     theirs.mkdir()
     (theirs / "notes.txt").write_text("mine", encoding="utf-8")
-    proc = chunker("site", cinderella_site.out, "--to", theirs, check=2)
+    proc = invoke("site", cinderella_site.out, "--to", theirs, check=2)
     assert "holds no site chunker wrote" in proc.stderr
     assert [p.name for p in theirs.iterdir()] == ["notes.txt"]
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import check_markdown_tree, chunker
+from conftest import check_markdown_tree, invoke
 
 DATA = Path(__file__).parent / "data" / "structured"
 ORCHARD = (DATA / "orchard.md").read_text(encoding="utf-8").replace("| Total | 20 | 25 |", "| Total | 20 | 26 |")
@@ -48,8 +48,8 @@ def corpus(tmp_path_factory):
     (src / "stock.md").write_text(STOCK.replace("shelf.png", "img/shelf.png"), encoding="utf-8")
     (src / "img" / "shelf.png").write_bytes(PNG)
     out = root / "out"
-    proc = chunker("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json",
-                   "--exclude", "img/*", check=0)
+    proc = invoke("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json",
+                  "--exclude", "img/*", check=0)
     return src, out, json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -85,8 +85,8 @@ def test_the_corpus_tree_holds_every_documents_records_checks_and_csv(corpus):
 
 def test_chunker_ask_answers_a_table_question_from_the_corpus_tree(corpus):
     _, out, _ = corpus
-    proc = chunker("ask", out, "How many saws were counted?", "--embeddings", "lexical", "--budget", "150",
-                   "--json", check=0)
+    proc = invoke("ask", out, "How many saws were counted?", "--embeddings", "lexical", "--budget", "150",
+                  "--json", check=0)
     got = json.loads(proc.stdout.strip().splitlines()[-1])
     assert got["route"] == "table-lookup"
     assert "Saws" in got["passages"][0]["text"] and "Count: 7" in got["passages"][0]["text"]
@@ -99,7 +99,7 @@ def test_a_corpus_update_redoes_an_edited_tables_record_and_checks(corpus, tmp_p
     shutil.copytree(src0, src)
     shutil.copytree(out0, out)
     (src / "orchard.md").write_text(ORCHARD.replace("| Pears | 8 | 10 |", "| Pears | 8 | 11 |"), encoding="utf-8")
-    chunker("update", out, "--source", src, "--model", "scripted", check=0)
+    invoke("update", out, "--source", src, "--model", "scripted", check=0)
     h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
     pears = h["tables"][0]["rows"][1]["cells"]
     assert [c["text"] for c in pears] == ["Pears", "8", "11"]

@@ -18,7 +18,7 @@ from chunker.navigation.settings import NavigatorSettings
 from chunker.navigation.tree import open_tree
 from chunker.output.hierarchy import SCHEMA_VERSION, Hierarchy
 from chunker.testing.scripted import ScriptedChatModel
-from conftest import chunker, run_text
+from conftest import invoke, run_text
 
 DATA = Path(__file__).parent / "data" / "structured"
 ORCHARD = (DATA / "orchard.md").read_text(encoding="utf-8")
@@ -34,7 +34,7 @@ def built(tmp_path_factory):
     src = root / "orchard.md"
     src.write_text(WRONG, encoding="utf-8")
     out = root / "out"
-    proc = chunker("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json", check=0)
+    proc = invoke("run", src, "--model", "scripted", "--embeddings", "lexical", "-o", out, "--json", check=0)
     return src, out, json.loads(proc.stdout.strip().splitlines()[-1])
 
 
@@ -118,7 +118,7 @@ def test_an_update_redoes_an_edited_tables_record_and_its_checks(built, tmp_path
     shutil.copytree(out, here)
     src.write_text(WRONG.replace("| Pears | 8 | 10 |", "| Pears | 8 | 11 |"), encoding="utf-8")
     try:
-        chunker("update", here, "--model", "scripted", check=0)
+        invoke("update", here, "--model", "scripted", check=0)
     finally:
         src.write_text(WRONG, encoding="utf-8")
     h = json.loads((here / "hierarchy.json").read_text(encoding="utf-8"))

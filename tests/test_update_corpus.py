@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from chunker.output.hierarchy import Hierarchy
-from conftest import DATA, check_markdown_tree, chunker
+from conftest import DATA, check_markdown_tree, invoke
 
 FASTAPI = DATA / "folders" / "fastapi-docs"
 COUNTER = "CHUNKER_SCRIPTED_COUNTER"
@@ -127,21 +127,21 @@ def story(tmp_path_factory) -> Story:
     base = tmp_path_factory.mktemp("update-corpus")
     src, out = base / "docs", base / "out"
     build(src)
-    chunker("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet",
-            env={COUNTER: str(base / "run.calls")}, check=0)
+    invoke("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet",
+           env={COUNTER: str(base / "run.calls")}, check=0)
     old = tree(out)
     before_noop = files_state(out)
-    noop = chunker("update", out, env={COUNTER: str(base / "noop.calls")}, check=0)
+    noop = invoke("update", out, env={COUNTER: str(base / "noop.calls")}, check=0)
     after_noop = files_state(out)
     note = out / NOTE  # the user's own note, linking a passage of the file that will be deleted
     deleted_leaf = old.leaves(DELETED)[0]
     note.write_text(f"My note on [[{deleted_leaf.filename[:-3]}]].\n", encoding="utf-8")
     edit(src)
     before_dry = files_state(out)
-    dry = chunker("update", out, "--dry-run", "--json", env={COUNTER: str(base / "dry.calls")}, check=0)
+    dry = invoke("update", out, "--dry-run", "--json", env={COUNTER: str(base / "dry.calls")}, check=0)
     after_dry = files_state(out)
     calls_before = logged_calls(out)[-1][0]
-    chunker("update", out, "--quiet", env={COUNTER: str(base / "update.calls")}, check=0)
+    invoke("update", out, "--quiet", env={COUNTER: str(base / "update.calls")}, check=0)
     return Story(src=src, out=out, old=old, new=tree(out), fresh_calls=len(calls_in(base / "run.calls")),
                  calls_before_update=calls_before, noop=noop, noop_calls=len(calls_in(base / "noop.calls")),
                  before_noop=before_noop, after_noop=after_noop, before_dry=before_dry, after_dry=after_dry,
@@ -273,8 +273,8 @@ def test_the_update_is_lossless_recorded_and_cheap(story):
 
 def test_the_update_is_close_to_a_fresh_run_of_the_edited_folder(story, tmp_path):
     fresh = tmp_path / "fresh"
-    chunker("run", story.src, "-o", fresh, "--model", "scripted", "--embeddings", "lexical", "--quiet",
-            check=0)
+    invoke("run", story.src, "-o", fresh, "--model", "scripted", "--embeddings", "lexical", "--quiet",
+           check=0)
     h = tree(fresh)
     assert sorted(h.sources()) == sorted(story.new.sources())
     assert_lossless_per_file(h, story.src)
@@ -288,8 +288,8 @@ def test_a_model_change_makes_every_document_stale_and_a_dry_run_writes_nothing(
     out = tmp_path / "out"
     shutil.copytree(story.out, out)  # the shared tree stays as the other tests read it
     before = files_state(out)
-    proc = chunker("update", out, "--model", "scripted:paraphrase=0.1", "--dry-run", "--json",
-                   env={COUNTER: str(tmp_path / "calls")}, check=0)
+    proc = invoke("update", out, "--model", "scripted:paraphrase=0.1", "--dry-run", "--json",
+                  env={COUNTER: str(tmp_path / "calls")}, check=0)
     plan = json.loads(proc.stdout)
     assert sorted(plan["edited"]) == sorted(story.new.sources())
     assert plan["added"] == plan["deleted"] == plan["moved"] == [] and plan["unchanged"] == 0
@@ -310,7 +310,7 @@ def test_after_an_update_a_dry_run_still_prices_a_new_file_at_a_runs_rate(story,
     shutil.copytree(story.src, src)
     shutil.copyfile(src / ADDED, src / "misc" / "more-data-types.md")  # the added file's bytes again
     before = files_state(out)
-    plan = json.loads(chunker("update", out, "--source", src, "--dry-run", "--json", check=0).stdout)
+    plan = json.loads(invoke("update", out, "--source", src, "--dry-run", "--json", check=0).stdout)
     assert plan["added"] == ["misc/more-data-types.md"] and not plan["edited"] and not plan["documents"]
     assert changed(before, files_state(out)) == []
     # what the same bytes cost when the update added them: one call per node (a rewrite per
@@ -338,11 +338,11 @@ def documents_done(out: Path, corpus_key: str) -> set[str]:
 def test_a_killed_update_resumes_to_the_uninterrupted_updates_tree(tmp_path):
     src, out, ref = tmp_path / "docs", tmp_path / "out", tmp_path / "ref"
     build(src)
-    chunker("run", src, "-o", out, "--model", "scripted:delay_ms=60", "--embeddings", "lexical", "--quiet",
-            check=0)
+    invoke("run", src, "-o", out, "--model", "scripted:delay_ms=60", "--embeddings", "lexical", "--quiet",
+           check=0)
     shutil.copytree(out, ref)
     edit(src)
-    chunker("update", ref, "--quiet", env={COUNTER: str(tmp_path / "ref.calls")}, check=0)
+    invoke("update", ref, "--quiet", env={COUNTER: str(tmp_path / "ref.calls")}, check=0)
     ref_calls = calls_in(tmp_path / "ref.calls")
     # documents go in path order: the edited file is the last; kill in its second passage's call
     target = max(i for i, task in enumerate(ref_calls) if task == "RewriteWithSummary") + 1
@@ -359,7 +359,7 @@ def test_a_killed_update_resumes_to_the_uninterrupted_updates_tree(tmp_path):
     edited_key = next(d["key"] for d in meta["update"]["corpus"]["documents"] if d["rel"] == EDITED)
     done = documents_done(out, meta["update"]["corpus"]["corpus_key"])
     assert edited_key not in done and len(done) == len(FILES) - 1, "the kill was meant for the edited file"
-    chunker("resume", out, "--quiet", env={COUNTER: str(counter)}, check=0)
+    invoke("resume", out, "--quiet", env={COUNTER: str(counter)}, check=0)
     assert 0 <= len(calls_in(counter)) - len(ref_calls) <= 1  # at most the killed call again
     got, want = tree(out), tree(ref)
     assert [n.model_dump() for n in got.nodes] == [n.model_dump() for n in want.nodes]
@@ -377,10 +377,10 @@ def test_a_renamed_file_titled_by_its_name_takes_its_new_name(tmp_path):
     for name in ("alpha-notes.txt", "beta-notes.txt", "gamma-notes.txt"):
         (src / name).write_text(f"These are the {name[:-10]} notes. They hold a few plain sentences.\n",
                                 encoding="utf-8")
-    chunker("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet", check=0)
+    invoke("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet", check=0)
     before = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     (src / "beta-notes.txt").rename(src / "delta-notes.txt")
-    done = chunker("update", out, "--json", env={COUNTER: str(tmp_path / "calls.txt")}, check=0)
+    done = invoke("update", out, "--json", env={COUNTER: str(tmp_path / "calls.txt")}, check=0)
     after = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     old = next(n for n in before.nodes if n.source == "beta-notes.txt" and n.kind == "document")
     new = next(n for n in after.nodes if n.source == "delta-notes.txt" and n.kind == "document")

@@ -14,7 +14,7 @@ import docx
 import pytest
 from ebooklib import epub
 
-from conftest import chunker
+from conftest import invoke
 
 FAST = ["--model", "scripted", "--embeddings", "lexical", "--min-chunk-tokens", "120",
         "--max-chunk-tokens", "400", "--quiet"]
@@ -72,7 +72,7 @@ def built(request, tmp_path_factory):
     base = tmp_path_factory.mktemp(f"update-{kind}")
     doc = WRITERS[kind](base / f"records.{kind}")
     out = base / "out"
-    chunker("run", doc, *FAST, "-o", out, check=0)
+    invoke("run", doc, *FAST, "-o", out, check=0)
     return kind, base
 
 
@@ -92,7 +92,7 @@ def test_an_edited_file_redoes_only_the_changed_passages(built, tmp_path):
     kind, doc, out = copy_of(built, tmp_path)
     before = leaves(out)
     WRITERS[kind](doc, edited=True)
-    chunker("update", out, "--source", doc, "--quiet", check=0)
+    invoke("update", out, "--source", doc, "--quiet", check=0)
     h = json.loads((out / "hierarchy.json").read_text(encoding="utf-8"))
     record = h["meta"]["updates"][-1]
     after = {n["id"]: n["original"] for n in h["nodes"] if not n["children"]}
@@ -113,7 +113,7 @@ def test_the_same_text_in_new_bytes_redoes_nothing(built, tmp_path):
     before = leaves(out)
     old_bytes = doc.read_bytes()
     WRITERS[kind](doc, revision=2)  # written again: other bytes (a new revision), the same text
-    result = chunker("update", out, "--source", doc, check=0)
+    result = invoke("update", out, "--source", doc, check=0)
     said = " ".join(result.stdout.split())  # the console wraps long paths
     assert "is up to date" in said and "nothing to do" in said, said
     assert leaves(out) == before

@@ -8,7 +8,7 @@ import shutil
 
 from chunker.corpus.grouping import patch_groups
 from chunker.output.hierarchy import Hierarchy
-from conftest import DATA, chunker
+from conftest import DATA, invoke
 
 FASTAPI = DATA / "folders" / "fastapi-docs" / "tutorial"
 
@@ -44,13 +44,13 @@ def test_a_file_added_to_a_grouped_folder_moves_no_other_file(tmp_path):
         shutil.copyfile(FASTAPI / name, src / "tutorial" / name)
     (src / "README.md").write_text("# Docs\n\nThe tutorial.\n", encoding="utf-8")
     args = ("--model", "scripted", "--embeddings", "lexical", "--max-group-size", "3", "--quiet")
-    chunker("run", src, "-o", out, *args, check=0)
+    invoke("run", src, "-o", out, *args, check=0)
     before = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     assert before.meta.stats.get("signals.llm_groups", 0) >= 2  # the folder was grouped by the model
     added = "tutorial/zz-appendix.md"  # a name no other file shares a prefix with: the plan is the same
     shutil.copyfile(FASTAPI / names[7], src / added)
 
-    chunker("update", out, "--quiet", check=0)
+    invoke("update", out, "--quiet", check=0)
     after = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     # the old groups were patched, not asked again (the added file's own sweeps may group)
     assert after.meta.stats.get("update.groups.patched") == 1

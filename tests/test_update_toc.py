@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 from chunker.output.hierarchy import Hierarchy
-from conftest import DATA, chunker
+from conftest import DATA, invoke
 
 FASTAPI = DATA / "folders" / "fastapi-docs" / "tutorial"
 FILES = ("first-steps.md", "path-params.md", "query-params.md")
@@ -19,16 +19,16 @@ def test_a_table_of_contents_added_then_reordered_replans_the_folders_only(tmp_p
     src.mkdir()
     for name in FILES:
         shutil.copyfile(FASTAPI / name, src / name)
-    chunker("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet")
+    invoke("run", src, "-o", out, "--model", "scripted", "--embeddings", "lexical", "--quiet")
     before = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     (src / "SUMMARY.md").write_text("# Summary\n\n- [Query](query-params.md)\n- [First](first-steps.md)\n"
                                     "- [Path](path-params.md)\n", encoding="utf-8")
 
-    plan = json.loads(chunker("update", out, "--dry-run", "--json").stdout)
+    plan = json.loads(invoke("update", out, "--dry-run", "--json").stdout)
     assert plan["toc"] == "table of contents: none -> SUMMARY.md"
     assert not plan["added"] and not plan["edited"] and plan["unchanged"] == 3  # SUMMARY.md is no document
 
-    chunker("update", out, "--quiet")
+    invoke("update", out, "--quiet")
     after = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     assert after.meta.corpus.toc == "SUMMARY.md"
     order = [n.source for n in after.in_order() if n.kind == "document"]
@@ -40,10 +40,10 @@ def test_a_table_of_contents_added_then_reordered_replans_the_folders_only(tmp_p
 
     (src / "SUMMARY.md").write_text("# Summary\n\n- [Path](path-params.md)\n- [First](first-steps.md)\n"
                                     "- [Query](query-params.md)\n", encoding="utf-8")
-    plan = json.loads(chunker("update", out, "--dry-run", "--json").stdout)
+    plan = json.loads(invoke("update", out, "--dry-run", "--json").stdout)
     assert plan["toc"] == "table of contents SUMMARY.md edited"
-    chunker("update", out, "--quiet")
+    invoke("update", out, "--quiet")
     again = Hierarchy.model_validate_json((out / "hierarchy.json").read_bytes())
     assert [n.source for n in again.in_order() if n.kind == "document"] == [
         "path-params.md", "first-steps.md", "query-params.md"]
-    assert "up to date" in chunker("update", out).stdout
+    assert "up to date" in invoke("update", out).stdout

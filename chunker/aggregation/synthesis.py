@@ -18,6 +18,7 @@ from chunker.grounding import summary_of_summaries
 from chunker.grounding.gate import grounded
 from chunker.llm.invoke import CallMemo, CallResult, call_llm
 from chunker.document.prose import cap_text, clean_line
+from chunker.document.readable import plain_line
 from chunker.state.slots import CallSlots
 from chunker.structured.guard import states_disputed, strip_disputed
 
@@ -75,7 +76,7 @@ def synthesize(cfg: ChunkerSettings, children: Sequence[Child], *, node: str, ba
     stats = dict(result.stats)
     answer = result.parsed
     text = answer.rewritten.strip() if answer else ""
-    summary = clean_line(answer.summary if answer else "")
+    summary = plain_line(answer.summary if answer else "")  # the model may copy markup
     evidence = [c.rewritten for c in children] + [c.summary for c in children]
     if grounded(cfg.grounding, "synthesize", text, evidence, stats, result.log_id, calls_dir=calls_dir):
         stats["kept.synthesize"] = 1

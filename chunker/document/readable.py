@@ -37,10 +37,12 @@ _BLOCK_TAIL = [
 _FENCED = re.compile(r"^[ \t]*(`{3,}|~{3,})[^\n]*\n.*?(?:^[ \t]*\1[ \t]*$|\Z)", re.M | re.S)
 _BLOCKS = _BLOCK_HEAD + _BLOCK_TAIL
 """Markup that stands apart from the sentences: a block or a line of its own."""
-_WHOLE = _BLOCK_HEAD + [_ATTRIBUTES] + _BLOCK_TAIL + [
+_WHOLE = _BLOCK_HEAD + [_ATTRIBUTES] + _BLOCK_TAIL
+_TAGS = [
     re.compile(r"</?[A-Za-z][A-Za-z0-9:-]*(?:\s[^<>]*)?/?>"),  # HTML tags (their text stays)
     re.compile(r"<(?:https?|mailto|ftp):[^<>\s]*>"),       # autolinks
 ]
+"""Masked outside code spans only: `Vec<T>` and `Option<String>` are code, not tags."""
 _HEADING_LINE = re.compile(r"^[ \t]{0,3}#{1,6}(?:[ \t].*)?$", re.M)
 _IMAGE = re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)")        # keep the alt text
 _LINK = re.compile(r"(?<!!)\[([^\]\n]+)\]\((?:[^()\n]|\([^()\n]*\))*\)")  # keep the link text
@@ -88,6 +90,9 @@ def readable_copy(text: str, *, headings: bool = True) -> str:
         copy = _HEADING_LINE.sub(_blank, copy)
     for pattern in _WHOLE:
         copy = pattern.sub(_blank, copy)
+    spans = [m.span(2) for m in _BACKTICKS.finditer(copy)]
+    for pattern in _TAGS:
+        copy = pattern.sub(lambda m: m.group(0) if _in_code(m, spans) else _blank(m), copy)
     copy = _LINE_MARKERS.sub(lambda m: m.group(1) + " " * len(m.group(2)), copy)
     # a code span's content is read as it is (`__init__`, `**kwargs`): only its backticks go.
     # Its content is held out of the inline rules by a stand-in, so `**use `x`**` still loses
@@ -106,6 +111,11 @@ def readable_copy(text: str, *, headings: bool = True) -> str:
     copy = copy.replace(_TICK, " ")
     assert len(copy) == len(text)
     return copy
+
+
+def _in_code(match: re.Match, spans: list[tuple[int, int]]) -> bool:
+    """Whether the match lies inside one of the code spans' contents."""
+    return any(a <= match.start() and match.end() <= b for a, b in spans)
 
 
 def sentence_markup(text: str) -> str:
@@ -153,3 +163,10 @@ def tidy(line: str) -> str:
 def readable(text: str) -> str:
     """The readable words of `text` on one line."""
     return tidy(readable_copy(text))
+
+
+def plain_line(text: str | None) -> str:
+    """A model's one-line answer (a summary) as people read it: whitespace collapsed, and the
+    markup a model copies from the passage it was shown (`## Heading`, `**bold**`, a link's
+    target, a code span's backticks) gone, its words kept."""
+    return readable(" ".join((text or "").split()))

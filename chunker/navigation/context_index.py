@@ -13,15 +13,22 @@ The context fields (`settings.CONTEXT_FIELDS`, chosen by `NavigatorSettings.cont
 
 - `title`: the document's title (a corpus document's, or the tree's root title);
 - `path`: the heading chain of the leaf (Markdown), else the titles of its titled ancestors;
-- `ancestors`: the summaries of the blocks above the leaf, nearest first, cut at
-  `context_tokens` (the nearest say most about the passage; the root says little);
-- `summary`: the leaf's own one-to-two-sentence summary;
+- `ancestors`: the summaries of the blocks above the leaf, nearest first, within
+  `context_tokens` (the nearest say most about the passage; the root says little); the first
+  that does not fit whole ends them, never dropped: whole for BM25, cut at a word end for the
+  embedding model;
+- `summary`: the leaf's own one-to-two-sentence summary (an extracted one in its source's words,
+  `as_written.summary_as_written`);
+- `glosses`: what the leaf's HTML tags hold for a reader outside their content (a tooltip's
+  definition, an abbreviation's expansion, an image's description; `as_written.glosses`):
+  the readable copy keeps them out of every summary, the search reads them here;
 - `rewritten`: the slice of the leaf's self-sufficient rewrite that corresponds to the piece
   (the rewrite keeps the original's order, so a piece gets the same share of the rewrite at
   the same place, snapped to spaces): names in place of pronouns, beside the words the source used.
 
 For an embedding model the context before a piece is cut to `context_tokens` so that the piece
-still fits the model's input (all-MiniLM-L6-v2 reads 256 word pieces); BM25 reads all of it.
+still fits the model's input (all-MiniLM-L6-v2 reads 256 word pieces), with the ancestors'
+summaries last, so that the cut takes them before the leaf's own summary; BM25 reads all of it.
 """
 
 from __future__ import annotations
@@ -30,6 +37,7 @@ import re
 from dataclasses import dataclass
 
 from chunker.document.tokens import encoding
+from chunker.navigation.as_written import glosses, summary_as_written
 from chunker.navigation.pieces import aligned_slice, piece_spans, windows
 from chunker.navigation.settings import CONTEXT_FIELDS, check_fields
 from chunker.navigation.tree import Tree
@@ -87,67 +95,68 @@ def heading_path(tree: Tree, node_id: str) -> list[str]:
             if tree.node(a).title and tree.node(a).kind in ("block", "document")]
 
 
-def ancestor_summaries(tree: Tree, node_id: str, context_tokens: int) -> list[str]:
-    """Summaries of the blocks above the node, nearest first, within `context_tokens`."""
+def ancestor_summaries(tree: Tree, node_id: str, context_tokens: int, cut: bool = True) -> list[str]:
+    """Summaries of the blocks above the node, nearest first, within `context_tokens`: the
+    first that does not fit whole ends the list, cut to what is left at a word end (`cut`,
+    for an embedding model's input) or whole (BM25, which has no input limit). Dropping it
+    instead left a leaf under a long section summary with no context at all (730 of
+    fastapi-docs' 1,280 leaves), its section's words lost to the search because of how long
+    the summary ran."""
     enc = encoding()
     out, used = [], 0
     for nid in reversed(tree.ancestors(node_id)[:-1]):
         text = _line(tree.node(nid).summary)
-        cost = len(enc.encode_ordinary(text))
-        if not text or used + cost > context_tokens:
+        if not text:
+            break
+        ids = enc.encode_ordinary(text)
+        if used + len(ids) > context_tokens:
+            if not cut:
+                out.append(text)
+                break
+            head = enc.decode(ids[:context_tokens - used])
+            if not text.startswith(head + " "):  # the cut fell inside a word: drop that word
+                head = head.rsplit(" ", 1)[0] if " " in head else ""
+            if head.strip():
+                out.append(head.strip())
             break
         out.append(text)
-        used += cost
+        used += len(ids)
     return out
 
 
-def summary_as_written(summary: str, original: str) -> str:
-    """A leaf's summary in its source's own words, for search only.
-
-    An extracted summary is sentences of the leaf's readable copy (`chunker.document.readable`:
-    markup masked, same length as the original); a person reads them so, but the source
-    writes them with their markup, whose words a question may use: a tooltip's definition
-    (`<dfn title="cleanup code">`), a link's target, a heading's `{ #id }`. Each stretch of
-    the summary found in the copy is replaced by the original's characters at the same
-    offsets. A summary the copy does not hold (a model wrote it) is returned as it is."""
-    if not summary or not original:
-        return summary
-    from chunker.document.readable import readable_copy
-
-    copy = readable_copy(original, headings=False)
-    where = [i for i, c in enumerate(copy) if not c.isspace()]
-    flat = "".join(copy[i] for i in where)  # the copy's characters, spaces aside
-    want = "".join(summary.split())
-    out, i = [], 0
-    while i < len(want):
-        lo, hi = 0, len(want) - i  # the longest stretch from i the copy holds (binary search:
-        while lo < hi:             # every head of a stretch it holds, it holds too)
-            mid = (lo + hi + 1) // 2
-            if flat.find(want[i:i + mid]) >= 0:
-                lo = mid
-            else:
-                hi = mid - 1
-        if lo < 8:  # no real stretch: the summary is not drawn from this leaf
-            return summary
-        at = flat.find(want[i:i + lo])
-        out.append(original[where[at]:where[at + lo - 1] + 1])
-        i += lo
-    return " ".join(" ".join(part.split()) for part in out)
-
-
-def context_lines(tree: Tree, node_id: str, fields: tuple[str, ...], context_tokens: int) -> list[str]:
-    """The context fields of a node (everything but `rewritten`, which is per piece)."""
+def _own_lines(tree: Tree, node_id: str, fields: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """A node's context lines but its ancestors': those before them (title, path) and after."""
     n = tree.node(node_id)
-    lines: list[str] = []
+    before: list[str] = []
+    after: list[str] = []
     if "title" in fields and (title := document_title(tree, node_id)):
-        lines.append(title)
+        before.append(title)
     if "path" in fields and (path := heading_path(tree, node_id)):
-        lines.append(" > ".join(path))
-    if "ancestors" in fields:
-        lines.extend(ancestor_summaries(tree, node_id, context_tokens))
+        before.append(" > ".join(path))
     if "summary" in fields and n.level == 0 and _line(n.summary):
-        lines.append(summary_as_written(_line(n.summary), n.original or ""))
-    return lines
+        after.append(summary_as_written(_line(n.summary), n.original or ""))
+    if "glosses" in fields and n.level == 0 and (gloss := glosses(n.original or "")):
+        after.append(gloss)
+    return before, after
+
+
+def context_lines(tree: Tree, node_id: str, fields: tuple[str, ...], context_tokens: int,
+                  embedded: bool = False) -> list[str]:
+    """The context fields of a node (everything but `rewritten`, which is per piece), in the
+    fields' order, as BM25 reads them. `embedded`: as an embedding model reads them, the
+    ancestors' summaries cut (`ancestor_summaries`) and after the node's own lines (the
+    embedded prefix is cut at `context_tokens`, and what is cut should be the least specific:
+    a section's summary, not the leaf's own summary)."""
+    before, after = _own_lines(tree, node_id, fields)
+    return _joined(tree, node_id, fields, context_tokens, before, after, embedded)
+
+
+def _joined(tree: Tree, node_id: str, fields: tuple[str, ...], context_tokens: int,
+            before: list[str], after: list[str], embedded: bool) -> list[str]:
+    if "ancestors" not in fields:
+        return before + after
+    above = ancestor_summaries(tree, node_id, context_tokens, cut=embedded)
+    return before + after + above if embedded else before + above + after
 
 
 def clip(text: str, tokens: int) -> str:
@@ -182,9 +191,10 @@ def build_units(tree: Tree, fields: tuple[str, ...], piece_tokens: int, context_
             continue
         original = n.original or ""
         halves = halves_of[n.id] = piece_spans(original, max(1, piece_tokens // 2))
-        context = context_lines(tree, n.id, fields, context_tokens)
-        prefix = "\n".join(context)
-        short_prefix = clip(prefix, context_tokens) if prefix else ""
+        before, after = _own_lines(tree, n.id, fields)
+        prefix = "\n".join(_joined(tree, n.id, fields, context_tokens, before, after, False))
+        short = "\n".join(_joined(tree, n.id, fields, context_tokens, before, after, True))
+        short_prefix = clip(short, context_tokens) if short else ""
         base = n.span[0] if n.span else 0
         for number, (first, last) in enumerate(windows(halves)):
             uid = f"{n.id}#{number}"

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 
-CONTEXT_FIELDS = ("title", "path", "ancestors", "summary", "rewritten")
+CONTEXT_FIELDS = ("title", "path", "ancestors", "summary", "glosses", "rewritten")
 """Every field a piece can be indexed with besides its own text, in the order they are written
 (`chunker.navigation.context_index` says what each holds)."""
 

@@ -10,7 +10,8 @@
   and equity` over `Total equity` over `Total Disney Shareholders' equity`); a total that
   names its group (`Total Experiences` under `Experiences`) covers that group only. The total
   passes when one adds up. A weak total is often a difference, not a sum: it is only held to account
-  when another of its columns does add up.
+  when another of its columns does add up. A row whose label says nothing of a total is
+  `structured.sums`'s.
 - `table-mismatch`: one quantity (a row label, a column label and a unit) with two values in
   two tables that otherwise agree on what they share (two tables that share labels but
   disagree on most of them are about different things: segments). The prose against the

@@ -18,7 +18,10 @@ from chunker.structured.checks import mismatch_checks, total_checks
 from chunker.structured.equations import parse_equations
 from chunker.structured.figures import parse_figures
 from chunker.structured.prose import prose_checks
+from chunker.structured.prose_named import named_checks
+from chunker.structured.prose_pairs import pair_checks
 from chunker.structured.records import StructuredRecords
+from chunker.structured.sums import unlabelled_sums
 from chunker.structured.tables import parse_tables
 
 KIND = "structured"
@@ -30,11 +33,15 @@ def build_records(text: str, structure: DocumentStructure | None, images: Sequen
     (None for plain text: a pipe table there is still a table)."""
     tokens = markdown_parser(front_matter=structure is not None and structure.front_matter is not None).parse(text)
     tables = parse_tables(text, tokens, structure)
-    checks = [c for t in tables for c in total_checks(t)]
+    checks = [c for t in tables for c in total_checks(t) + unlabelled_sums(t)]
     checks += mismatch_checks(tables)
     if tables:
         prose = _prose_blocks(text, tokens, structure, tables)
         checks += prose_checks(text, tables, prose)
+        said = {c.locations[0].span for c in checks if c.kind == "table-mismatch"}
+        checks += [c for c in pair_checks(text, tables, prose) if c.locations[0].span not in said]
+        said = {c.locations[0].span for c in checks if c.kind == "table-mismatch"}
+        checks += [c for c in named_checks(text, tables, prose, structure) if c.locations[0].span not in said]
     return StructuredRecords(tables=tables, equations=parse_equations(text, tokens, structure),
                              figures=parse_figures(text, tokens, structure, images), checks=checks)
 

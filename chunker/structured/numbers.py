@@ -123,4 +123,5 @@ def prose_numbers(text: str, start: int = 0, end: int | None = None):
     for m in PROSE_NUMBER.finditer(text, start, len(text) if end is None else end):
         got = parse_number(m.group("all"))
         if got is not None:
-            yield m.start("all"), m.start("all") + len(m.group("all").rstrip()), got
+            lead = len(m.group("all")) - len(m.group("all").lstrip())  # `\s?` before a number without a currency
+            yield m.start("all") + lead, m.start("all") + len(m.group("all").rstrip()), got

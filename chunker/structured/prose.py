@@ -30,6 +30,10 @@ PROSE_MIN_LABEL_CHARS = 8
 matched in it alone: they count when the sentence also names one of their group labels
 (`Sports: Segment operating income ...` under `Segment operating income:`); labels of two
 words or more always count."""
+PROSE_MIN_LABEL_WORDS = 3
+"""A label is matched by its words in any order (`structured.prose_named`) only when it has at
+least this many content words: two (`interest expense`) turn up together in too many sentences
+about something else."""
 GROUP_DEPTH = 2
 """How many group labels above a row (`Operating income` > `Parks & Experiences`) a sentence
 may also name to pick that row among rows of the same label."""
@@ -40,6 +44,9 @@ CHANGE = re.compile(r"\b(increased|decreased|grew|declined|rose|fell|improved|by
 """A number right after a change verb is the change, not the quantity (`increased $0.8 billion`)."""
 DECLINE = re.compile(r"\b(declined|decreased|fell|dropped|down|decline of|decrease of)\s*(by\s*)?$", re.IGNORECASE)
 """A percentage right after one of these is a fall: the table writes it negative."""
+DAY = re.compile(r"\b(january|february|march|april|may|june|july|august|september|october|november|december"
+                 r"|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s*$", re.IGNORECASE)
+"""A number right after a month's name is the day of a date (`November 14, 2024`)."""
 SCALE_FACTORS = {None: 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
 
 
@@ -47,6 +54,7 @@ SCALE_FACTORS = {None: 1.0, "thousands": 1e3, "millions": 1e6, "billions": 1e9}
 class Settings:
     prose_close: float = PROSE_CLOSE
     prose_min_label_chars: int = PROSE_MIN_LABEL_CHARS
+    prose_min_label_words: int = PROSE_MIN_LABEL_WORDS
 
 
 @dataclass(frozen=True)
@@ -84,15 +92,15 @@ def prose_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, in
         return []
     found = []
     for start, end in prose:
-        for s, e in _sentences(text, start, end):
+        for s, e in sentences(text, start, end):
             spoken = f" {norm_label(text[s:e])} "
             named = [n for n in rows if f" {n.label} " in spoken
                      and (not n.short or any(g != n.label and f" {g} " in spoken for g in n.groups))]
             if not named:
                 continue
             for ns, ne, number in prose_numbers(text, s, e):
-                if number.decimals == 0 and 1900 <= number.value <= 2100 and not number.currency:
-                    continue  # a year
+                if dated(text, s, ns, number):
+                    continue
                 before = text[s:ns]
                 if HEDGE.search(before[-20:]) or (not number.percent and CHANGE.search(before[-25:])):
                     continue  # an estimate, or a change rather than the quantity
@@ -137,32 +145,51 @@ def _nearest(before: str, named: list[_Named]) -> list[_Named]:
     return [n for key, n in scored if key == best]
 
 
+def dated(text: str, sentence_start: int, at: int, number: NumberValue) -> bool:
+    """Whether the number at `at` is part of a date: a year, or a day after a month's name."""
+    if number.decimals == 0 and 1900 <= number.value <= 2100 and not number.currency and not number.percent:
+        return True
+    return not number.currency and bool(DAY.search(text[max(sentence_start, at - 12):at]))
+
+
 def _in_scale(n: NumberValue, scale: str | None) -> float:
     return n.value * SCALE_FACTORS.get(n.scale, 1.0) / SCALE_FACTORS.get(scale, 1.0)
+
+
+def against(number: NumberValue, n: NumberValue, close_share: float = PROSE_CLOSE) -> str | None:
+    """`equal` when the prose's `number` is the cell's figure `n` at the precision the prose
+    writes (scales converted), `close` when it is near it but not that, else None."""
+    if n.percent != number.percent:
+        return None
+    prose_value = _in_scale(number, n.scale) if number.scale or not n.scale else number.value
+    if number.scale is None and n.scale and not number.currency and not number.percent:
+        prose_value = number.value
+    unit = 10 ** -number.decimals * SCALE_FACTORS.get(number.scale, 1.0) / SCALE_FACTORS.get(n.scale, 1.0)
+    diff = abs(prose_value - n.value)
+    if diff <= 0.5 * unit + 1e-9:
+        return "equal"
+    if (n.value and diff / abs(n.value) <= close_share) or (number.percent and diff <= unit + 1e-9):
+        return "close"
+    return None
 
 
 def _compare(number: NumberValue, row: Row, close_share: float = PROSE_CLOSE):
     """The cell `number` contradicts, or None when it matches one (or is far from all)."""
     close = None
     for cell in row.cells:
-        n = cell.number
-        if n is None or n.percent != number.percent:
+        if cell.number is None:
             continue
-        prose_value = _in_scale(number, n.scale) if number.scale or not n.scale else number.value
-        if number.scale is None and n.scale and not number.currency and not number.percent:
-            prose_value = number.value
-        unit = 10 ** -number.decimals * SCALE_FACTORS.get(number.scale, 1.0) / SCALE_FACTORS.get(n.scale, 1.0)
-        diff = abs(prose_value - n.value)
-        if diff <= 0.5 * unit + 1e-9:
+        got = against(number, cell.number, close_share)
+        if got == "equal":
             return None
-        if (n.value and diff / abs(n.value) <= close_share) or (number.percent and diff <= unit + 1e-9):
+        if got == "close":
             close = close or cell
     return close
 
 
-def _sentences(text: str, start: int, end: int):
+def sentences(text: str, start: int, end: int):
     pos = start
-    for m in re.finditer(r"(?<=[.!?])\s+(?=[A-Z(“\"])", text[start:end]):
+    for m in re.finditer(r"(?<=[.!?])[”’\"']?\s+(?=[A-Z(“\"])", text[start:end]):  # `.”` ends one too
         yield pos, start + m.start()
         pos = start + m.end()
     if pos < end:
