@@ -1,6 +1,6 @@
-"""Work spread over processes (`chunker/document/processes.py`): a long text's sentences and a
-PDF's pages come out the same as read in one process, and a caller's script without a
-`__main__` guard is not re-run by the workers."""
+"""Work spread over processes (`chunker/document/processes.py`): a long text's sentences come
+out the same as segmented in one process, and a caller's script without a `__main__` guard is
+not re-run by the workers."""
 
 from __future__ import annotations
 
@@ -8,11 +8,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
-from chunker.document import pdf, processes, units
-from chunker.document.pdf_model import PdfSettings
-from test_pdf import make_pdf
+from chunker.document import processes, units
 
 DATA = Path(__file__).parent / "data"
 ROOT = Path(__file__).resolve().parents[1]
@@ -40,18 +36,6 @@ def test_sentences_in_processes_are_the_sentences_in_one(monkeypatch):
     monkeypatch.setattr(units, "map_in_processes", lambda *a: calls.append(a) or real(*a))
     assert units.sentence_ends(text) == alone
     assert calls and len(calls[0][1]) > 1  # the pool did the work, in several batches
-
-
-def test_pdf_pages_in_processes_are_the_pages_in_one(tmp_path, monkeypatch):
-    path = make_pdf(tmp_path / "report.pdf", outline=True)
-    alone = pdf.extract(path, settings=PdfSettings(parallel_min_pages=10**6))
-    monkeypatch.setattr(pdf, "idle_workers", lambda: 2)
-    calls = []
-    real = pdf.map_in_processes
-    monkeypatch.setattr(pdf, "map_in_processes", lambda *a: calls.append(a) or real(*a))
-    assert pdf.extract(path, settings=PdfSettings(parallel_min_pages=2)) == alone
-    assert calls and len(calls[0][1]) > 1
-    assert alone.tables and alone.headings  # the comparison covers tables and headings
 
 
 def test_a_script_without_a_main_guard_is_not_run_again(tmp_path):

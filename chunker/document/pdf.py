@@ -11,8 +11,7 @@ drawn without rules; the rule-based finder alone finds none), written as pipe ta
 bench/results/structured/parse.json).
 
 Pages are read one at a time (two passes: font statistics, then text), so memory holds one
-page's objects plus the Markdown built so far; a long PDF's second pass runs in processes, a
-batch of pages each (`PdfSettings.parallel_min_pages`).
+page's objects plus the Markdown built so far.
 """
 
 from __future__ import annotations
@@ -24,12 +23,11 @@ from pathlib import Path
 import pymupdf
 
 from chunker.document.loader import BadInput
-from chunker.document.pdf_fonts import FontProfile, profile_fonts, text_pages
+from chunker.document.pdf_fonts import profile_fonts, text_pages
 from chunker.document.pdf_model import (DEFAULT_DPI, DEFAULT_MAX_IMAGES, MAGIC_WINDOW, HeadingSpan, HeadingSource,
                                         PageSpan, PdfSettings, PdfText, TableSpan,
                                         is_pdf)  # noqa: F401 (is_pdf is re-exported)
-from chunker.document.pdf_page import OutlineEntry, PageElement, page_elements
-from chunker.document.processes import idle_workers, map_in_processes
+from chunker.document.pdf_page import OutlineEntry, page_elements
 
 ELEMENT_SEP = "\n\n"
 """Between Markdown elements, and after each page's last one: pages tile the text."""
@@ -65,14 +63,14 @@ def extract(path: str | Path, *, settings: PdfSettings = PdfSettings()) -> PdfTe
     p = Path(path)
     with open_pdf(p) as doc, _quiet_mupdf():
         try:
-            return _extract(doc, settings, p)
+            return _extract(doc, settings)
         except BadInput:
             raise
         except (RuntimeError, ValueError) as exc:
             raise BadInput(f"{p} is a damaged PDF ({_one_line(exc)})") from None
 
 
-def _extract(doc: pymupdf.Document, settings: PdfSettings, path: Path) -> PdfText:
+def _extract(doc: pymupdf.Document, settings: PdfSettings) -> PdfText:
     outline = _outline(doc)
     profile = profile_fonts(text_pages(doc), settings)
     parts: list[str] = []
@@ -80,7 +78,10 @@ def _extract(doc: pymupdf.Document, settings: PdfSettings, path: Path) -> PdfTex
     pages: list[PageSpan] = []
     tables: list[TableSpan] = []
     headings: list[HeadingSpan] = []
-    for number, (elements, scanned) in enumerate(_read_pages(doc, path, profile, settings, outline)):
+    for number in range(doc.page_count):
+        page = doc.load_page(number)
+        elements = page_elements(page, profile, settings,
+                                 outline.get(number + 1, []) if outline else None)
         start = offset
         for element in elements:
             end = offset + len(element.text)
@@ -91,7 +92,9 @@ def _extract(doc: pymupdf.Document, settings: PdfSettings, path: Path) -> PdfTex
                                             element.text.lstrip("#").strip()))
             parts.append(element.text + ELEMENT_SEP)
             offset = end + len(ELEMENT_SEP)
+        scanned = not elements and bool(page.get_images(full=False))
         pages.append(PageSpan(number + 1, start, offset, scanned))
+        del page
     markdown = "".join(parts)
     repaired = bool(doc.is_repaired)
     if not markdown.strip() and not any(pg.scanned for pg in pages):
@@ -99,44 +102,6 @@ def _extract(doc: pymupdf.Document, settings: PdfSettings, path: Path) -> PdfTex
         raise BadInput(f"{doc.name} is {reason} no page has text or images")
     source: HeadingSource = "outline" if outline else ("font" if headings else "none")
     return PdfText(markdown, tuple(pages), tuple(tables), tuple(headings), source, repaired)
-
-
-Pages = list[tuple[list[PageElement], bool]]
-"""Each page's elements, and whether it is scanned (no text, but images)."""
-_BATCHES_PER_WORKER = 3
-"""Page batches per worker process: pages differ in cost (tables, figures), so a worker that
-finishes early takes another batch."""
-
-
-def _read_pages(doc: pymupdf.Document, path: Path, profile: FontProfile, settings: PdfSettings,
-                outline: dict[int, list[OutlineEntry]]) -> Pages:
-    """Every page's elements, in order: in processes for a long PDF whose pages go through the
-    layout model (`parallel_min_pages`), else here, one page at a time."""
-    numbers = list(range(doc.page_count))
-    workers = idle_workers() if settings.find_tables and len(numbers) >= settings.parallel_min_pages else 1
-    if workers < 2:
-        return _pages_of(doc, numbers, profile, settings, outline)
-    size = max(1, -(-len(numbers) // (workers * _BATCHES_PER_WORKER)))
-    jobs = [(str(path), numbers[i:i + size], profile, settings, outline) for i in range(0, len(numbers), size)]
-    return [page for batch in map_in_processes(read_page_batch, jobs, workers) for page in batch]
-
-
-def read_page_batch(job: tuple[str, list[int], FontProfile, PdfSettings, dict[int, list[OutlineEntry]]]) -> Pages:
-    """The pages `job` names, read in a worker process (module-level, for pickle)."""
-    path, numbers, profile, settings, outline = job
-    with open_pdf(path) as doc, _quiet_mupdf():
-        return _pages_of(doc, numbers, profile, settings, outline)
-
-
-def _pages_of(doc: pymupdf.Document, numbers: list[int], profile: FontProfile, settings: PdfSettings,
-              outline: dict[int, list[OutlineEntry]]) -> Pages:
-    out: Pages = []
-    for number in numbers:  # one page's objects at a time
-        page = doc.load_page(number)
-        elements = page_elements(page, profile, settings, outline.get(number + 1, []) if outline else None)
-        out.append((elements, not elements and bool(page.get_images(full=False))))
-        del page
-    return out
 
 
 def _outline(doc: pymupdf.Document) -> dict[int, list[OutlineEntry]]:

@@ -64,10 +64,6 @@ class PdfSettings:
     find_tables: bool = True
     """Run PyMuPDF's table finder (its layout model, when pymupdf-layout is installed, finds tables
     drawn without ruling lines); tables come out as Markdown pipe tables."""
-    parallel_min_pages: int = 8
-    """A PDF of at least this many pages (with the table finder on) is read in processes, a few
-    pages each (`processes.py`): the layout model takes about a second a page, under the GIL,
-    before the run's first call. Pages are read alone either way, so the text is the same."""
     dpi: int = DEFAULT_DPI
     """Resolution of rendered page images (the issue's `pdf_dpi`)."""
     max_images: int = DEFAULT_MAX_IMAGES
