@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import pysbd
 
+from chunker.document.processes import idle_workers, map_in_processes
+
 _PARA_BREAK = re.compile(r"\n(?:[ \t\r\f\v]*\n)+")
 _PARA_END = re.compile(r"\n[ \t\r\f\v]*\n\s*")
 _WORD = re.compile(r"\s*\S+\s*")
@@ -23,6 +25,14 @@ _TERMINAL = re.compile(r"[.!?\u2026\u3002\uff01\uff1f]")
 # most this many characters, cut where a sentence most likely ends.
 _BLOCK_CHARS = 4000
 _LIKELY_END = re.compile(r"[.!?\u2026][\"'\u201d\u2019)\]]*\s+")
+PARALLEL_CHARS = 200_000
+"""A text of at least this many characters is segmented in processes, a batch of blocks
+each (`processes.py`): pysbd holds the GIL, and a book's segmentation (several seconds for
+Emma's 880 KB) comes before the first call of the run. Blocks are segmented alone either way,
+so the sentences are the same."""
+_BATCHES_PER_WORKER = 4
+"""Batches per worker process: blocks differ in cost, so a worker that finishes early takes
+another batch."""
 
 
 def line_copy(text: str) -> str:
@@ -108,16 +118,19 @@ def register_page_ends(text: str, ends: list[int] | tuple[int, ...]) -> None:
 
 def sentence_ends(text: str) -> list[int]:
     """Sorted offsets where a sentence ends (trailing whitespace included); last is len(text)."""
-    segmenter = getattr(_LOCAL, "segmenter", None)
-    if segmenter is None:
-        segmenter = _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
     copy = detection_copy(text)
+    blocks = list(_blocks(copy))
+    pieces = [copy[start:end] for start, end, _ in blocks]
+    workers = idle_workers() if len(copy) >= PARALLEL_CHARS else 1
+    if workers > 1:
+        size = max(1, -(-len(pieces) // (workers * _BATCHES_PER_WORKER)))
+        batches = [pieces[i:i + size] for i in range(0, len(pieces), size)]
+        found = [ends for batch in map_in_processes(segment_blocks, batches, workers) for ends in batch]
+    else:
+        found = segment_blocks(pieces)
     ends: list[int] = []
-    for start, end, real in _blocks(copy):
-        block = copy[start:end]
-        block_ends = [end]
-        if _TERMINAL.search(block):
-            block_ends = [start + span.end for span in segmenter.segment(block)] + [end]
+    for (start, end, real), block_ends in zip(blocks, found):
+        block_ends = [start + e for e in block_ends] + [end]
         if not real:  # the block's end is an arbitrary space, not a sentence end
             block_ends = [e for e in block_ends if e != end]
         ends.extend(block_ends)
@@ -126,6 +139,16 @@ def sentence_ends(text: str) -> list[int]:
     if not out or out[-1] != len(text):
         out.append(len(text))
     return out
+
+
+def segment_blocks(blocks: list[str]) -> list[list[int]]:
+    """Where pysbd ends each block's sentences (offsets into the block; none in a block
+    without terminal punctuation). Module-level: a worker process runs it."""
+    segmenter = getattr(_LOCAL, "segmenter", None)
+    if segmenter is None:
+        segmenter = _LOCAL.segmenter = pysbd.Segmenter(language="en", clean=False, char_span=True)
+    return [[span.end for span in segmenter.segment(block)] if _TERMINAL.search(block) else []
+            for block in blocks]
 
 
 @dataclass
