@@ -101,7 +101,7 @@ def test_the_readme_is_an_introduction_under_12_kb():
 
 def test_the_readme_keeps_the_two_commands():
     text = README.read_text(encoding="utf-8")
-    assert ("python3 -m venv .venv && . .venv/bin/activate && pip install -e '.[local]' && "
+    assert ("python3 -m venv --upgrade-deps .venv && . .venv/bin/activate && pip install -e '.[local]' && "
             "chunker run examples/cinderella.txt --model local --output-dir out/") in text
     assert "pip install -e '.[dev,local,eval,pdf,postgres]' && python -m pytest -q" in text
 
