@@ -15,6 +15,7 @@ on the text index it unchanged (the signal embeds `sentence_texts(readable_copy(
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 
 _FRONT_MATTER = re.compile(r"\A(?:\ufeff)?---[ \t]*\r?\n.*?\r?\n(?:---|\.\.\.)[ \t]*(?:\r?\n|\Z)", re.S)
 _ATTRIBUTES = re.compile(r"\{:?[ \t]*[#.][^{}\n]*\}")  # attribute lists { #id .class }
@@ -114,8 +115,9 @@ def readable_copy(text: str, *, headings: bool = True) -> str:
 
 
 def _in_code(match: re.Match, spans: list[tuple[int, int]]) -> bool:
-    """Whether the match lies inside one of the code spans' contents."""
-    return any(a <= match.start() and match.end() <= b for a, b in spans)
+    """Whether the match lies inside one of the code spans' contents (`spans`: in order, apart)."""
+    k = bisect_right(spans, (match.start(), len(match.string))) - 1
+    return k >= 0 and spans[k][0] <= match.start() and match.end() <= spans[k][1]
 
 
 def sentence_markup(text: str) -> str:
