@@ -98,7 +98,9 @@ def summarize_leaf(cfg: ChunkerSettings, rs: RunStore, index: int, background: C
         # from the words a person reads: markup (front matter, tags, link targets) stays out;
         # which sentences are preferred is still judged on the text as written
         text = record.original or record.rewritten
-        readable = readable_copy(text, headings=False)
+        readable = readable_copy(text, headings=False, code=False)
+        if not readable.strip():  # a leaf of code alone: its code is what it says
+            readable = readable_copy(text, headings=False)
         summary = tidy(extractive_summary(readable, max_chars=max_chars, policy=cfg.grounding,
                                           written=sentence_markup(text))
                        or cap_text(clean_line(readable), max_chars))

@@ -107,3 +107,20 @@ def test_a_models_summaries_lose_the_markup_it_copied(tmp_path):
     for summary in summaries:
         for markup in ("#", "`", "**", "](", "https://"):
             assert markup not in summary, (markup, summary)
+
+
+def test_an_extracted_summary_holds_no_code_block(tmp_path):
+    """Fenced code is no prose, though a sentence splitter finds sentences in it: an extracted
+    summary of fastapi's bigger-applications page (the embedded model's profile) once ended in
+    its project tree's `py # makes "routers" a "Python subpackage" │ │ ├─`. A leaf of code alone
+    still gets a summary, from its code."""
+    from conftest import DATA, invoke
+
+    out = tmp_path / "out"
+    invoke("run", DATA / "folders" / "fastapi-docs" / "tutorial" / "bigger-applications.md",
+           "--model", "local", "--embeddings", "lexical", "-o", out, "-q", check=0)
+    nodes = json.loads((out / "hierarchy.json").read_text())["nodes"]
+    assert all(node["summary"].strip() for node in nodes)
+    for node in nodes:
+        for code in ("├", "│", " # "):
+            assert code not in node["summary"], (code, node["summary"])

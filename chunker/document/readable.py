@@ -81,14 +81,18 @@ def _keep(group: int | tuple[int, ...]):
     return replace
 
 
-def readable_copy(text: str, *, headings: bool = True) -> str:
+def readable_copy(text: str, *, headings: bool = True, code: bool = True) -> str:
     """`text` with its markup masked by spaces: same length, same newlines. `headings=False`
     masks heading lines whole: a summary drawn from the copy then picks the passage's own
     sentences, not its heading (the node's title already), which reads as a sentence once
-    its `#` is gone but is none."""
+    its `#` is gone but is none. `code=False` masks fenced code blocks whole: their lines
+    are no sentences, though a splitter finds some (`__init__.py  # makes "routers" a
+    package` ends at `__init__.`), and a summary must not quote them."""
     copy = _FRONT_MATTER.sub(_blank, text, count=1)
     if not headings:
         copy = _HEADING_LINE.sub(_blank, copy)
+    if not code:
+        copy = _FENCED.sub(_blank, copy)
     for pattern in _WHOLE:
         copy = pattern.sub(_blank, copy)
     spans = [m.span(2) for m in _BACKTICKS.finditer(copy)]
