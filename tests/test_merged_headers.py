@@ -44,6 +44,16 @@ def test_html_colspan():
     assert columns(md) == EXPECTED
 
 
+def _fill(table) -> None:
+    """The cells outside the merged one, in a python-docx or python-pptx table (same API)."""
+    table.cell(0, 0).text = "Segment"
+    for c, text in enumerate(LOWER):
+        table.cell(1, c).text = text
+    for r, row in enumerate(BODY, 2):
+        for c, text in enumerate(row):
+            table.cell(r, c).text = text
+
+
 def test_docx_grid_span(tmp_path: Path):
     import docx  # noqa: PLC0415
 
@@ -51,12 +61,7 @@ def test_docx_grid_span(tmp_path: Path):
     table = document.add_table(rows=2 + len(BODY), cols=4)
     merged = table.cell(0, 1).merge(table.cell(0, 2))
     merged.text = "Quarter Ended"
-    table.cell(0, 0).text = "Segment"
-    for c, text in enumerate(LOWER):
-        table.cell(1, c).text = text
-    for r, row in enumerate(BODY, 2):
-        for c, text in enumerate(row):
-            table.cell(r, c).text = text
+    _fill(table)
     document.save(tmp_path / "t.docx")
     assert columns(extract_docx(tmp_path / "t.docx").markdown) == EXPECTED
 
@@ -72,12 +77,7 @@ def test_pptx_merged_cells(tmp_path: Path):
     table = shape.table
     table.cell(0, 1).merge(table.cell(0, 2))
     table.cell(0, 1).text = "Quarter Ended"
-    table.cell(0, 0).text = "Segment"
-    for c, text in enumerate(LOWER):
-        table.cell(1, c).text = text
-    for r, row in enumerate(BODY, 2):
-        for c, text in enumerate(row):
-            table.cell(r, c).text = text
+    _fill(table)
     deck.save(tmp_path / "t.pptx")
     assert columns(extract_pptx(tmp_path / "t.pptx").markdown) == EXPECTED
 

@@ -17,7 +17,7 @@ from chunker.config.settings import ChunkerSettings
 from chunker.grounding import summary_of_summaries
 from chunker.grounding.gate import grounded
 from chunker.llm.invoke import CallMemo, CallResult, call_llm
-from chunker.document.prose import cap_text, clean_line
+from chunker.document.prose import cap_text
 from chunker.document.readable import plain_line
 from chunker.state.slots import CallSlots
 from chunker.structured.guard import states_disputed, strip_disputed

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from chunker.output.checks import Check, CheckLocation
 from chunker.structured.checks import location, norm_label, total_kind
 from chunker.structured.numbers import prose_numbers
-from chunker.structured.records import NumberValue, Row, TableRecord
+from chunker.structured.records import Cell, NumberValue, Row, TableRecord
 
 PROSE_CLOSE = 0.1
 """A prose number within this relative distance of a cell of the row it names (and equal to
@@ -109,13 +109,17 @@ def prose_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, in
                 for n in _nearest(before, named):
                     hit = _compare(number, n.row, settings.prose_close)
                     if hit is not None:
-                        found.append(Check(
-                            kind="table-mismatch", severity="error",
-                            message=(f"the prose says {text[ns:ne].strip()} for '{n.row.label}' but "
-                                     f"{n.table.id} says {hit.text}"),
-                            locations=[CheckLocation(span=(ns, ne), quote=text[ns:ne]),
-                                       location(hit.span, hit.text)]))
+                        found.append(mismatch(text, (ns, ne), n.table, n.row, hit))
     return found
+
+
+def mismatch(text: str, span: tuple[int, int], table: TableRecord, row: Row, cell: Cell) -> Check:
+    """The finding of a prose number (`text[span]`) that `row`'s `cell` contradicts."""
+    ns, ne = span
+    return Check(kind="table-mismatch", severity="error",
+                 message=(f"the prose says {text[ns:ne].strip()} for '{row.label}' but "
+                          f"{table.id} says {cell.text}"),
+                 locations=[CheckLocation(span=(ns, ne), quote=text[ns:ne]), location(cell.span, cell.text)])
 
 
 def _nearest(before: str, named: list[_Named]) -> list[_Named]:

@@ -30,10 +30,10 @@ import re
 
 from chunker.document.structure import section_of
 from chunker.document.markdown_records import DocumentStructure
-from chunker.output.checks import Check, CheckLocation
-from chunker.structured.checks import STRONG_TOTAL, location, norm_label
+from chunker.output.checks import Check
+from chunker.structured.checks import STRONG_TOTAL, norm_label
 from chunker.structured.numbers import prose_numbers
-from chunker.structured.prose import CHANGE, HEDGE, Settings, against, dated, sentences
+from chunker.structured.prose import CHANGE, HEDGE, Settings, against, dated, mismatch, sentences
 from chunker.structured.records import NumberValue, Row, TableRecord
 
 STOPWORDS = frozenset("the and for from with that this its their per of in on at to by as or an a "
@@ -141,11 +141,6 @@ def named_checks(text: str, tables: list[TableRecord], prose: list[tuple[int, in
                 for r in named:
                     cell = _contradicted(number, r.row, settings.prose_close)
                     if cell is not None:
-                        found.append(Check(
-                            kind="table-mismatch", severity="error",
-                            message=(f"the prose says {text[ns:ne].strip()} for '{r.row.label}' but "
-                                     f"{r.table.id} says {cell.text}"),
-                            locations=[CheckLocation(span=(ns, ne), quote=text[ns:ne]),
-                                       location(cell.span, cell.text)]))
+                        found.append(mismatch(text, (ns, ne), r.table, r.row, cell))
     return found
 
