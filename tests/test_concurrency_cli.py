@@ -19,7 +19,8 @@ import time
 import pytest
 
 from chunker.config.settings import ChunkerSettings
-from chunker.llm.registry import SERVER_CONCURRENCY, default_concurrency
+from chunker.llm.registry import (SERVED_TASKS_PER_SLOT, SERVER_CONCURRENCY, default_concurrency,
+                                  default_tasks_per_slot)
 from chunker.testing.openai_stub import OpenAIStub
 from conftest import CINDERELLA, RUST, invoke, tree_bytes
 
@@ -82,6 +83,9 @@ def test_each_backend_says_its_default(monkeypatch):
     monkeypatch.setenv("OLLAMA_NUM_PARALLEL", "lots")  # unreadable: the safe default
     assert default_concurrency("qwen3:8b") == 1
     assert ChunkerSettings(model="scripted", max_concurrency=3).llm.max_concurrency == 3
+    # tasks read at once for each call slot: a served model's slot is kept busy by a second task
+    assert default_tasks_per_slot("scripted") == default_tasks_per_slot("local") == 1
+    assert default_tasks_per_slot("openai:m") == default_tasks_per_slot("qwen3:8b") == SERVED_TASKS_PER_SLOT == 2
 
 
 def test_resume_takes_a_new_cap_and_finishes_to_the_same_tree(tmp_path, corpus, config):
@@ -106,3 +110,35 @@ def test_resume_takes_a_new_cap_and_finishes_to_the_same_tree(tmp_path, corpus, 
     meta = json.loads((tmp_path / "cut" / ".chunker" / "run.json").read_text())
     assert meta["config"]["max_concurrency"] == meta["settings"]["max_concurrency"] == 3
     assert tree_bytes(tmp_path / "cut") == tree_bytes(tmp_path / "whole")
+
+
+@pytest.mark.parametrize("per_slot", [1, None])  # None: a served model's default, 2
+def test_more_documents_than_slots_are_read_at_once_and_the_calls_stay_capped(
+        tmp_path, corpus, config, monkeypatch, per_slot):
+    """`tasks_per_slot`: documents read at once for each call slot. Between two calls a document
+    does chunker's own work, and another's call keeps the slot busy; the calls in flight never
+    pass `--max-concurrency`."""
+    from chunker.corpus.discover import discover
+    from chunker.corpus.runner import corpus_record, execute_corpus
+    from chunker.runs.rundir import RunDir
+
+    settings = json.loads(config.read_text())
+    ctx = ChunkerSettings(**{**settings, "model": "openai:stub-model", "max_concurrency": 2,
+                             "tasks_per_slot": per_slot})
+    run = RunDir(tmp_path / "out")
+    run.prepare_new(False)
+    run.write_record(corpus_record(discover([corpus], out_dir=run.path), ctx, {}, paths=[corpus]))
+    reading, most = set(), 0
+
+    def on_event(event: dict) -> None:
+        nonlocal most
+        if event.get("event") == "document" and event.get("phase") in ("start", "done"):
+            (reading.add if event["phase"] == "start" else reading.discard)(event["source"])
+            most = max(most, len(reading))
+
+    with OpenAIStub(latency_ms=60, slots=8, scripted=True) as stub:
+        for key, value in stub.env().items():
+            monkeypatch.setenv(key, value)
+        execute_corpus(run, ctx, on_event=on_event)
+        assert stub.stats()["max_in_flight"] <= 2
+    assert most == (2 if per_slot == 1 else 4)  # 4 documents: all at once with 2 slots of 2 tasks

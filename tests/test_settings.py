@@ -12,7 +12,7 @@ from chunker.config import settings as settings_module
 from chunker.config.assign import load_file, parse_assignments
 from chunker.config.keys import FLAT_KEYS, SECTION_NAMES
 from chunker.config.profiles import PROFILES
-from chunker.config.settings import REGION_FIELDS, ChunkerSettings, GroundingPolicy, SettingsError
+from chunker.config.settings import LOCAL_FIELDS, REGION_FIELDS, ChunkerSettings, GroundingPolicy, SettingsError
 from chunker.graph import build_graph
 from conftest import CINDERELLA, assert_lossless, scripted
 from conftest import invoke
@@ -64,9 +64,10 @@ ROUND_4_ADDED = ("knowledge_enabled", "reference_nearby_chars", "term_conflict_s
                  "term_max_definitions", "term_page_mentions", "term_line_terms",
                  "term_propose_window_share", "term_propose_max_terms",
                  "term_propose_max_definition_chars", "pdf_figure_min_px", "reading", "region_min_tokens",
-                 "region_max_tokens", "outline_share", "outline_summary_chars", "outline_summary_sentences")
+                 "region_max_tokens", "outline_share", "outline_summary_chars", "outline_summary_sentences",
+                 "tasks_per_slot")
 """Round 4's, after those: the knowledge section (issue 33), the figures' minimum size (issue 32),
-the regions section (issue 34)."""
+the regions section and the tasks read at once for each call slot (issue 34)."""
 
 
 def one_error_line(proc) -> str:
@@ -263,9 +264,10 @@ def test_cli_set_false_is_false_and_an_old_flat_run_json_resumes(tmp_path):
                        "fanout_min": 4, "fanout_max": 12, "candidate_cutoff": "contrast",
                        "candidate_depth_share": 0.5,
                        # and none of the regions section: it names no `reading`, so it resumes in
-                       # one cursor, and a tree read in one cursor records none of them
+                       # one cursor, and a tree read in one cursor records none of them; nor how
+                       # fast the run went (`tasks_per_slot`, as `max_concurrency`)
                        **{flat: ChunkerSettings(model="scripted").flat_dict()[flat] for flat in ROUND_4_ADDED
-                          if flat not in REGION_FIELDS}}
+                          if flat not in REGION_FIELDS and flat not in LOCAL_FIELDS}}
 
 
 def test_round_2_extractive_summaries_still_means_what_it_meant(tmp_path):

@@ -91,6 +91,7 @@ FLAT_KEYS: dict[str, str] = {
     "outline_share": "regions.outline_share",
     "outline_summary_chars": "regions.summary_chars",
     "outline_summary_sentences": "regions.summary_sentences",
+    "tasks_per_slot": "llm.tasks_per_slot",
 }
 
 FLAT_OF: dict[str, str] = {path: flat for flat, path in FLAT_KEYS.items()}

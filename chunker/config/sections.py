@@ -63,6 +63,14 @@ class LLMSettings(BaseModel):
     default (`chunker.llm.registry.default_concurrency`): 1 in-process, 1 for Ollama unless
     `OLLAMA_NUM_PARALLEL` says more, 8 for an OpenAI-compatible server. It changes when calls
     run, never what they answer: a tree is the same at every concurrency."""
+    tasks_per_slot: int | None = Field(None, ge=1)
+    """Documents of a corpus, or regions of a document, read at once for each call slot
+    (`max_concurrency`). Between two calls a task does chunker's own work (grounding, the
+    store, its checkpoints); another task's call keeps the slot busy meanwhile, where with one
+    task a slot the server would wait. The calls in flight stay capped at `max_concurrency`.
+    None: the backend's (`chunker.llm.registry.default_tasks_per_slot`): 2 for a served model,
+    1 for a model in this process, which shares the machine's cores with that work. Like
+    `max_concurrency`, it changes when calls run, never what they answer."""
     vision_model: str | None = None
     """A model that accepts images (an Ollama multimodal model such as `ollama:qwen2.5vl`, or the
     main model when it does). It describes each figure's image (`describe_figure`: the

@@ -48,7 +48,7 @@ def _flat_aliases(schema: dict[str, Any]) -> None:
     schema.pop("required", None)  # flat or nested, only the model is needed; validation says so
 
 
-LOCAL_FIELDS = frozenset({"return_tree", "max_concurrency"})
+LOCAL_FIELDS = frozenset({"return_tree", "max_concurrency", "tasks_per_slot"})
 """Flat settings that say where the output goes or how fast it comes, not what the tree holds."""
 
 REGION_FIELDS = tuple(flat for flat, path in FLAT_KEYS.items() if path.startswith("regions."))

@@ -21,7 +21,7 @@ from chunker.corpus.signals import doc_info
 from chunker.corpus.store import CorpusStore
 from chunker.document.loader import BadInput, decode_document
 from chunker.runs.record import Unit
-from chunker.runs.runner import stream_config
+from chunker.runs.runner import stream_config, tasks_of
 from chunker.output.hierarchy import Hierarchy
 from chunker.state.run import RunContext
 from chunker.state.slots import CallSlots
@@ -70,8 +70,8 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
     says of itself), from the store when an earlier run finished it. An update's unit
     takes its old record from `previous` (the tree being updated) as it is, or brings it
     up to date (see `chunker/update/`). `slots`: the corpus's cap on calls in flight, which
-    also bounds the document's own parallel tasks; `calls`: the corpus's call log
-    (`RunDir.calls_target`; default: OUT's)."""
+    with `llm.tasks_per_slot` also bounds the document's own parallel tasks (its regions);
+    `calls`: the corpus's call log (`RunDir.calls_target`; default: OUT's)."""
     done = cs.document(unit.key)
     if done is not None:
         return done
@@ -83,7 +83,7 @@ def run_document(graph, unit: Unit, ctx: ChunkerSettings, cs: CorpusStore, *, ou
     slots = slots or CallSlots(1)
     context = RunContext.of(ctx, out_dir=str(folder), calls_dir=calls or str(out_dir), writes_tree=False,
                             slots=slots)
-    config = stream_config(unit.thread_id(corpus_key), slots.limit)
+    config = stream_config(unit.thread_id(corpus_key), tasks_of(ctx, slots.limit))
     graph_input = None if graph.get_state(config).values else _first_input(unit, folder, ctx)
     if graph_input is not None and unit.reuse == "update":
         reuse_key = unit.thread_id(corpus_key)

@@ -37,7 +37,7 @@ from chunker.knowledge.proposals import carried
 from chunker.persistence.store_url import redact
 from chunker.runs.record import CorpusRun, CorpusUpdate, SkippedEntry, Unit, now
 from chunker.runs.rundir import RunDir, changed
-from chunker.runs.runner import concurrency_of, persistent_graph
+from chunker.runs.runner import concurrency_of, persistent_graph, tasks_of
 from chunker.state.slots import CallSlots
 from chunker.state.schema import add_counts
 from chunker.state.store import RunStore
@@ -117,9 +117,10 @@ def execute_corpus(run: RunDir, ctx: ChunkerSettings, on_event: Callable[[dict],
                   "files": now_at["files"], "total": len(units), "bytes": now_at["bytes"],
                   "bytes_total": total_bytes, "leaves": done["stats"].get("leaves", 0)})
 
+        tasks = tasks_of(ctx, slots.limit)  # documents at once: the calls stay capped by `slots`
         todo = longest_first([i for i, u in enumerate(units) if u.rel not in left_out],
-                             [u.size for u in units], slots.limit)
-        run_all(todo, work, slots.limit)
+                             [u.size for u in units], tasks)
+        run_all(todo, work, tasks)
         skipped.sort(key=lambda s: order.get(s.rel, -1))  # as found, whatever finished first
         if not records:
             raise DocumentSkipped("no document of the corpus could be read")

@@ -26,6 +26,7 @@ from langchain_core.embeddings import Embeddings
 
 from chunker.document.words import word_pattern
 from chunker.embeddings.settings import LEXICAL_DIMENSIONS
+from chunker.grounding.text import SUMY_IMPORTS
 
 _WORD = word_pattern("'\u2019")  # raw text: curly apostrophes join words too
 _POSSESSIVE = re.compile(r"'s$")
@@ -41,8 +42,13 @@ def _stop_words() -> frozenset[str]:
     return frozenset(get_stop_words("english"))
 
 
-@functools.lru_cache(maxsize=1)
 def _stemmer():
+    with SUMY_IMPORTS:  # nltk is imported by one thread at a time (a run warms it up on another)
+        return _built_stemmer()
+
+
+@functools.lru_cache(maxsize=1)
+def _built_stemmer():
     from nltk.stem.porter import PorterStemmer
 
     return PorterStemmer()

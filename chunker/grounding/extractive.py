@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import math
 import re
+import threading
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING
@@ -57,12 +58,22 @@ _TOKENIZER = _Tokenizer()
 
 
 def warm_up() -> None:
-    """Import sumy and nltk (the stemmer and LexRank) now, on one thread, before a run's tasks
-    start on several: a resumed document read in regions summarises in every region at once,
-    and nltk's circular imports deadlock when two threads import it together (the lock below
-    does not cover every path into nltk)."""
+    """Import sumy and nltk (the stemmer and LexRank) now, before a run's tasks need them on
+    several threads: a resumed document read in regions summarises in every region at once,
+    and nltk's circular imports deadlock when two threads import it together. Every path into
+    nltk takes `SUMY_IMPORTS` (here, `grounding/text.py`, `embeddings/lexical.py`)."""
     _summarizer()
     stem("warm")
+
+
+def warm_up_in_background() -> threading.Thread:
+    """`warm_up` on a thread of its own, started now: the imports (1.3 s on an idle core, about
+    3 s under load: nltk imports scipy.stats) overlap the reading of the document, whose
+    sentences are split in worker processes while this process waits (`document/processes.py`).
+    A task that needs sumy or nltk first waits on the lock the thread holds."""
+    thread = threading.Thread(target=warm_up, name="chunker-warm-up", daemon=True)
+    thread.start()
+    return thread
 
 
 def _summarizer() -> LexRankSummarizer:

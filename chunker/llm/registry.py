@@ -72,6 +72,19 @@ def default_concurrency(spec: str) -> int:
     return max(1, _CONCURRENCY.get(provider, lambda: 1)())
 
 
+SERVED_TASKS_PER_SLOT = 2
+"""Tasks read at once for each call slot of a served model: while one waits for its answer,
+the other does chunker's own work (about 50 ms a call over Emma), so the slot never waits on it."""
+
+
+def default_tasks_per_slot(spec: str) -> int:
+    """`llm.tasks_per_slot` when unset: `SERVED_TASKS_PER_SLOT` for a model a server answers (a
+    backend that says its concurrency, a LangChain provider), 1 for a model in this process (or
+    a plugin that says nothing), whose calls use the cores chunker's own work would."""
+    provider = backend_prefix(spec)
+    return SERVED_TASKS_PER_SLOT if provider == LANGCHAIN or provider in _CONCURRENCY else 1
+
+
 def _ollama_parallel() -> int:
     try:
         return int(os.environ.get("OLLAMA_NUM_PARALLEL", "") or 1)

@@ -33,13 +33,13 @@ def persistent_graph(run: RunDir, ctx: ChunkerSettings) -> Iterator:
     """The graph compiled with the run's persistence: OUT's SQLite, or the database of
     `run.store_url` (LangGraph's PostgreSQL checkpointer and store)."""
     retry = llm_retry_policy(ctx.llm.max_attempts, ctx.llm.retry_initial_s)
-    from chunker.grounding.extractive import warm_up
+    from chunker.grounding.extractive import warm_up_in_background
 
-    warm_up()  # sumy and nltk imported on this thread, before the run's tasks start on several
+    warm_up_in_background()  # sumy and nltk, imported while the document is read
     if run.store_url is not None:
         from chunker.persistence.postgres import open_postgres
 
-        with open_postgres(run.store_url, pool_size=concurrency_of(ctx) + 2) as pg:
+        with open_postgres(run.store_url, pool_size=tasks_of(ctx) + 2) as pg:
             yield build_graph(pg.saver, pg.store, llm_retry=retry)
         return
     run.meta_dir.mkdir(parents=True, exist_ok=True)
@@ -67,13 +67,23 @@ def concurrency_of(ctx: ChunkerSettings) -> int:
     return ctx.llm.max_concurrency or default_concurrency(ctx.llm.model)
 
 
-def stream_config(thread_id: str, limit: int) -> dict:
-    """The config of a streamed invocation: its thread, and at most `limit` parallel tasks.
+def tasks_of(ctx: ChunkerSettings, limit: int | None = None) -> int:
+    """Tasks read at once (a corpus's documents, a document's regions): `llm.tasks_per_slot`
+    (else its backend's default) for each of the run's call slots (`limit`, default
+    `concurrency_of`)."""
+    from chunker.llm.registry import default_tasks_per_slot
+
+    per_slot = ctx.llm.tasks_per_slot or default_tasks_per_slot(ctx.llm.model)
+    return (concurrency_of(ctx) if limit is None else limit) * per_slot
+
+
+def stream_config(thread_id: str, tasks: int) -> dict:
+    """The config of a streamed invocation: its thread, and at most `tasks` parallel tasks.
     While a graph streams, LangGraph keeps one of its pool's workers waiting on the stream
     (`Pregel.stream`'s `get_waiter`), so the pool gets one worker more than the tasks it
     runs: `max_concurrency` 1 alone would leave none for the task and never finish."""
     return {"configurable": {"thread_id": thread_id}, "recursion_limit": RECURSION_LIMIT,
-            "max_concurrency": limit + 1}
+            "max_concurrency": tasks + 1}
 
 
 def new_record(doc_path: str, doc_sha256: str, ctx: ChunkerSettings, thread_id: str,
@@ -125,7 +135,7 @@ def stream_thread(run: RunDir, ctx: ChunkerSettings, graph_input: dict | None, t
     """Run or continue one thread of OUT's graph; `restart()` is the input when a thread to
     continue has no checkpoint yet. Returns the final values and the seconds it took."""
     limit = concurrency_of(ctx)
-    config = stream_config(thread_id, limit)
+    config = stream_config(thread_id, tasks_of(ctx, limit))
     # the invocation's folder, where the nodes write the tree, its call log and its cap
     context = RunContext.of(ctx, out_dir=str(run.path), calls_dir=run.calls_target(thread_id),
                             slots=CallSlots(limit))
