@@ -37,7 +37,8 @@ _MIN_LETTERS = 2
 
 @functools.lru_cache(maxsize=1)
 def _stop_words() -> frozenset[str]:
-    from sumy.utils import get_stop_words
+    with SUMY_IMPORTS:  # sumy too is imported by one thread at a time
+        from sumy.utils import get_stop_words
 
     return frozenset(get_stop_words("english"))
 

@@ -83,9 +83,11 @@ _STEMS: dict[str, str] = {}
 
 
 SUMY_IMPORTS = threading.RLock()
-"""Held while sumy (and with it nltk) is first imported, here and for LexRank
-(`chunker/grounding/extractive.py`): threads importing nltk at once (a document's regions, its
-leaves under `source`) leave it partially initialised, or deadlock in its circular imports."""
+"""Held while sumy (and with it nltk) is first imported, here, for LexRank
+(`chunker/grounding/extractive.py`) and for the lexical embeddings' stems and stop words
+(`chunker/embeddings/lexical.py`): threads importing nltk at once (a document's regions, its
+leaves under `source`, a run's warm-up thread: `warm_up_in_background`) leave it partially
+initialised, or deadlock in its circular imports."""
 
 
 def _stemmer():
