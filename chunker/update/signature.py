@@ -110,6 +110,7 @@ SHAPED_BY: dict[str, frozenset[Shape]] = {
     "llm_retry_initial_s": _NONE,
     "llm_timeout_s": _NONE,
     "max_concurrency": _NONE,  # when calls run, never what they answer
+    "tasks_per_slot": _NONE,  # likewise
     "grounding_advice_min_share": _NONE,  # only whether the run prints advice
     "return_tree": _NONE,
     # The knowledge passes run over the whole finished tree at every write (an update's
