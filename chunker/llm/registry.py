@@ -74,7 +74,7 @@ def default_concurrency(spec: str) -> int:
 
 SERVED_TASKS_PER_SLOT = 2
 """Tasks read at once for each call slot of a served model: while one waits for its answer,
-the other does chunker's own work (about 50 ms a call over Emma), so the slot never waits on it."""
+the other does chunker's own work (about 50 ms a call over Emma), so the slot seldom waits on it."""
 
 
 def default_tasks_per_slot(spec: str) -> int:
